@@ -1,0 +1,344 @@
+/*
+ * cartcoll: Cartesian collective communication on top of MPI.
+ *
+ * Every process of a d-dimensional torus or mesh talks to the same relative
+ * neighbourhood (a list of t offset vectors).  Because all neighbourhoods are
+ * identical, each process computes a message-combining schedule locally and
+ * the six neighbourhood collectives below run in about sum_k C_k combined
+ * rounds instead of t messages (see DEVELOPERS.md and the seed papers).
+ *
+ * Conventions (as in MPI):
+ *  - Every function returns MPI_SUCCESS or an MPI error code.  Use
+ *    MPI_Error_class() to get the class (MPI_ERR_ARG, MPI_ERR_COUNT, ...) and
+ *    MPI_Error_string() for a sentence saying what was wrong.  Before
+ *    returning an error, the error handler of the communicator the call was
+ *    given is invoked (requests: the communicator they were created on;
+ *    calls without a communicator: MPI_COMM_SELF), so the default
+ *    MPI_ERRORS_ARE_FATAL aborts with that sentence and MPI_ERRORS_RETURN
+ *    returns the code.
+ *  - A failed call leaves its output arguments and all library state
+ *    unchanged; a failed collective call fails on every process that calls it
+ *    (no process is left waiting for the others).
+ *  - Library messages travel on a private duplicate of the communicator and
+ *    never match user messages.
+ *  - Thread safety: with MPI_THREAD_MULTIPLE, different threads may call
+ *    cartcoll concurrently on different communicators and different requests.
+ *    As in MPI, collective calls on one communicator must be issued in the
+ *    same order on every process, and one request must not be completed by
+ *    two threads at once.
+ *  - Memory per process is O(t*d) for t neighbours in d dimensions (the
+ *    TORUS algorithm: O(sum_i |N_i|_1)); nothing grows with the number of
+ *    processes.
+ *
+ * Algorithm and executor choice (info keys of Cart_neighborhood_create and of
+ * every *_init call, environment variables as defaults):
+ *    cartcoll_algorithm = auto | direct | combining | torus  (CARTCOLL_ALGORITHM)
+ *    cartcoll_executor  = auto | datatype | pack             (CARTCOLL_EXECUTOR)
+ * The *_init info overrides the communicator's, which overrides the
+ * environment.  Unknown values are an MPI_ERR_ARG error.  See the "Automatic
+ * choice" section at the end of this file for what `auto` does.
+ */
+#ifndef CARTCOLL_H
+#define CARTCOLL_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CARTCOLL_VERSION_MAJOR 0
+#define CARTCOLL_VERSION_MINOR 3
+#define CARTCOLL_VERSION_PATCH 0
+
+#define CART_ALGORITHM_AUTO      0  /* library chooses */
+#define CART_ALGORITHM_DIRECT    1  /* one exchange per non-zero neighbor (Listing 4 of seed 002) */
+#define CART_ALGORITHM_COMBINING 2  /* d phases, sum_k C_k rounds, direct along dimensions (seed 002 sec. 3) */
+#define CART_ALGORITHM_TORUS     3  /* d phases, hop by hop between torus neighbours, D rounds (seed 001 sec. 3) */
+
+#define CART_ALLGATHER 1
+#define CART_ALLTOALL  2
+
+#define CART_MANHATTAN 1            /* von Neumann neighbourhoods: sum |n_k| */
+#define CART_CHEBYSHEV 2            /* Moore neighbourhoods: max |n_k| */
+
+#define CART_ROW_MAJOR 1            /* [ortho] */
+#define CART_COL_MAJOR 2            /* [ortho] */
+
+typedef struct cart_request_s *Cart_request;
+#define CART_REQUEST_NULL ((Cart_request)0)
+
+/* ------------------------------------------------------------------------
+ * Neighbourhoods
+ * ------------------------------------------------------------------------ */
+
+/*
+ * Cart_neighborhood_create - make a communicator with a Cartesian
+ * neighbourhood attached.
+ *
+ * Collective over `comm`.  The processes are laid out row-major on the
+ * d-dimensional grid `dims` (periodic where periods[k] is non-zero), exactly
+ * as MPI_Cart_create does: the new communicator has an MPI Cartesian topology,
+ * so MPI_Cart_coords and friends work on it, and processes beyond
+ * prod(dims) get MPI_COMM_NULL.  `targets` holds t relative offset vectors,
+ * flattened (t*d ints, vector i at targets[i*d .. i*d+d-1]); any integers are
+ * allowed, as are repeats and the zero vector, and offsets larger than the
+ * grid wrap around periodic dimensions.  Process R sends its i-th block to
+ * R + N[i] and receives its i-th block from R - N[i]; on a non-periodic
+ * dimension a neighbour off the mesh is MPI_PROC_NULL (nothing is sent and
+ * the receive block is left untouched).
+ *
+ * `weights` is MPI_UNWEIGHTED or t non-negative ints (MPI_WEIGHTS_EMPTY is
+ * accepted when t == 0); they are stored and returned by the query functions.
+ * `reorder` is passed to MPI_Cart_create.  `info` may be MPI_INFO_NULL; the
+ * keys cartcoll_algorithm and cartcoll_executor set this communicator's
+ * defaults.
+ *
+ * Every process must pass the same d, dims, periods, t and targets (in the
+ * same order).  The call checks this with two small reductions; where the
+ * arguments differ, or any process passed an invalid argument, every process
+ * fails (MPI_ERR_ARG, or the class of its own local error) with a message
+ * saying what differed.  The first call on a process may also time a tiny
+ * exchange to calibrate the cost model (see "Automatic choice").
+ *
+ * Errors: MPI_ERR_COMM (comm is MPI_COMM_NULL or an inter-communicator),
+ * MPI_ERR_DIMS (d < 1, a dimension < 1, or prod(dims) larger than comm),
+ * MPI_ERR_ARG (t < 0, null arrays, negative weights, bad info values,
+ * processes disagree), MPI_ERR_COUNT (t*d too large).
+ *
+ * The result is freed with MPI_Comm_free, which releases everything cached.
+ * MPI_Comm_dup of the result carries the neighbourhood over.
+ */
+int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int periods[],
+                             int t, const int targets[], const int weights[],
+                             MPI_Info info, int reorder, MPI_Comm *cartcomm);
+
+/* Cart_neighbor_count - the number t of neighbours of a neighbourhood
+ * communicator.  Local.  Errors: MPI_ERR_TOPOLOGY (no neighbourhood),
+ * MPI_ERR_ARG (t is NULL). */
+int Cart_neighbor_count(MPI_Comm cartcomm, int *t);
+
+/* Cart_neighbor_get - the ranks of the calling process's neighbours, in
+ * neighbour order: sources[i] = rank of R - N[i], targets[i] = rank of
+ * R + N[i], MPI_PROC_NULL off a mesh.  maxin and maxout must be at least t.
+ * Either weights argument may be MPI_UNWEIGHTED to skip it; for an
+ * unweighted neighbourhood the weights returned are all 1.  The output has
+ * the shape MPI_Dist_graph_create_adjacent expects (after removing
+ * MPI_PROC_NULL entries on meshes).  Local. */
+int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int sourceweights[],
+                      int maxout, int targets[], int targetweights[]);
+
+/* Cart_neighborhood_get - the t relative vectors (t*d ints) and weights as
+ * given to Cart_neighborhood_create.  maxt must be at least t; weights may be
+ * MPI_UNWEIGHTED to skip them (all 1 for an unweighted neighbourhood).
+ * Local. */
+int Cart_neighborhood_get(MPI_Comm cartcomm, int maxt, int relatives[], int weights[]);
+
+/* Cart_relative_rank - *dest = rank of the process at coordinates
+ * coords(rank) + relative, or MPI_PROC_NULL when that is off a mesh.
+ * `comm` is any communicator with a Cartesian layout: one made by
+ * Cart_neighborhood_create or MPI_Cart_create.  Local.
+ * Errors: MPI_ERR_TOPOLOGY, MPI_ERR_RANK (rank not in the grid), MPI_ERR_ARG. */
+int Cart_relative_rank(MPI_Comm comm, int rank, const int relative[], int *dest);
+
+/* Cart_relative_coordinates - the offset vector from `rank` to `dest`
+ * (d ints): coords(dest) - coords(rank), taking on periodic dimensions the
+ * shortest offset (for a tie, the positive one).  Local. */
+int Cart_relative_coordinates(MPI_Comm comm, int rank, int dest, int relative[]);
+
+/* Cart_relative_shift - *outrank = rank of coords(rank) + relative,
+ * *inrank = rank of coords(rank) - relative (MPI_PROC_NULL off a mesh); the
+ * generalisation of MPI_Cart_shift to any offset vector.  Local. */
+int Cart_relative_shift(MPI_Comm comm, int rank, const int relative[], int *inrank, int *outrank);
+
+/* Cart_stencil_count - the number of offset vectors in d dimensions whose
+ * distance from the origin under `metric` (CART_MANHATTAN or CART_CHEBYSHEV)
+ * lies in [shadow, depth].  0 <= shadow <= depth.  Local, no MPI
+ * communicator needed (errors go to MPI_COMM_SELF's handler).
+ * Errors: MPI_ERR_ARG (bad metric, shadow/depth out of range, count does not
+ * fit in an int, count is NULL), MPI_ERR_DIMS (d < 1). */
+int Cart_stencil_count(int d, int metric, int shadow, int depth, int *count);
+
+/* Cart_stencil - the offset vectors counted by Cart_stencil_count, written to
+ * relatives (count*d ints) in row-major order of the vectors with coordinates
+ * from -depth to depth: Cart_stencil(2, CART_CHEBYSHEV, 1, 1, 8, r) gives the
+ * 8-neighbour Moore stencil, first (-1,-1), last (1,1).  maxcount must be at
+ * least the count.  The result can be passed as `targets` to
+ * Cart_neighborhood_create. */
+int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int relatives[]);
+
+/* Cart_schedule_stats - properties of the schedule of `algorithm` for
+ * `collective` (CART_ALLGATHER or CART_ALLTOALL) on this neighbourhood:
+ * the number of communication phases, the rounds (combined messages sent per
+ * process per operation) and the volume (blocks sent per process per
+ * operation, counting forwarding).  Computed from the neighbourhood alone,
+ * as if the grid were large enough that no offset wraps, so they reproduce
+ * Table 1 of seed 002 (DIRECT: t' rounds and volume for the t' non-zero
+ * vectors; COMBINING alltoall: sum_k C_k rounds, volume sum_i z_i; COMBINING
+ * allgather: sum_k C_k rounds, volume = edges of the allgather tree;
+ * TORUS: D rounds, volume sum_i |N_i|_1 for alltoall, edges*hops of the
+ * shared hop-by-hop trie for allgather).  CART_ALGORITHM_AUTO reports the
+ * algorithm the library would pick for a block of one int.  Any of the
+ * output pointers may be NULL.  Local (the first query of a schedule builds
+ * it).  On a small grid, execution uses offsets reduced modulo the grid,
+ * which can only lower the rounds and volume. */
+int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm,
+                        int *phases, int *rounds, int *volume);
+
+/* ------------------------------------------------------------------------
+ * Collectives
+ *
+ * Signatures and buffer conventions are those of the MPI neighbourhood
+ * collectives: send and receive buffers hold blocks in neighbour order (block
+ * i goes to R + N[i] and comes from R - N[i]).  Allgather sends the same block
+ * to all t neighbours.  The v variants take displacements in units of the
+ * datatype's extent, the w variants in bytes.  Cart_allgatherw (not in MPI)
+ * takes one receive datatype per block.  As for isomorphic collectives (seed
+ * 001), all processes must give the same block size (type signature) for
+ * block i; send block i must match receive block i.  MPI_IN_PLACE is not
+ * allowed (as for MPI neighbourhood collectives); send and receive buffer may
+ * be the same array as long as the blocks do not overlap (halo exchange).
+ * Receive blocks whose source is off a mesh are not touched.
+ *
+ * Errors (every variant): MPI_ERR_COMM, MPI_ERR_TOPOLOGY (communicator has no
+ * neighbourhood), MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (null or
+ * uncommitted datatype), MPI_ERR_BUFFER (NULL buffer with non-empty blocks,
+ * MPI_IN_PLACE), MPI_ERR_ARG (NULL count/displacement/type arrays, NULL
+ * request pointer, bad info value).
+ * ------------------------------------------------------------------------ */
+
+int Cart_allgather (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm);
+int Cart_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, MPI_Comm cartcomm);
+int Cart_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                    const MPI_Datatype recvtypes[], MPI_Comm cartcomm);
+int Cart_alltoall  (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm);
+int Cart_alltoallv (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm);
+int Cart_alltoallw (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm);
+
+/* Non-blocking variants: start the operation and return a request to be
+ * completed with Cart_wait/Cart_test (which free it and set it to
+ * CART_REQUEST_NULL).  Buffers, count/displacement/type arrays and datatypes
+ * may be reused or freed as soon as the call returns, except the buffers
+ * themselves, which must stay untouched (send) and unread (receive) until
+ * completion.  Concurrent non-blocking operations on one communicator are
+ * allowed and may be completed in any order. */
+int Cart_iallgather (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                     Cart_request *request);
+int Cart_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request);
+int Cart_iallgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                     const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_request *request);
+int Cart_ialltoall  (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                     Cart_request *request);
+int Cart_ialltoallv (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
+                     Cart_request *request);
+int Cart_ialltoallw (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
+                     Cart_request *request);
+
+/* Persistent variants (MPI-4 persistent collectives): collective calls that
+ * plan the operation once -- schedule, buffers, derived datatypes, MPI
+ * persistent requests -- and return an inactive request.  Each Cart_start
+ * (collective, in the same order on all processes) runs the operation on the
+ * buffers given here; it allocates no memory and creates no MPI objects.
+ * Complete with Cart_wait/Cart_test (the request becomes inactive and can be
+ * started again), free with Cart_request_free.  The count/displacement/type
+ * arrays may be freed after the call; the datatypes too.  `info` may be
+ * MPI_INFO_NULL; its cartcoll_algorithm/cartcoll_executor override the
+ * communicator's. */
+int Cart_allgather_init (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                         MPI_Info info, Cart_request *request);
+int Cart_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info,
+                         Cart_request *request);
+int Cart_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                         const MPI_Datatype recvtypes[], MPI_Comm cartcomm, MPI_Info info,
+                         Cart_request *request);
+int Cart_alltoall_init  (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                         MPI_Info info, Cart_request *request);
+int Cart_alltoallv_init (const void *sendbuf, const int sendcounts[], const int sdispls[],
+                         MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
+                         MPI_Info info, Cart_request *request);
+int Cart_alltoallw_init (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                         const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
+                         MPI_Info info, Cart_request *request);
+
+/* ------------------------------------------------------------------------
+ * Requests (MPI request semantics)
+ * ------------------------------------------------------------------------ */
+
+/* Cart_start - start an inactive persistent request.  Errors: MPI_ERR_ARG
+ * (request pointer NULL), MPI_ERR_REQUEST (CART_REQUEST_NULL, an active
+ * request, or a non-persistent one). */
+int Cart_start(Cart_request *request);
+
+/* Cart_startall - Cart_start on each of count requests, in order.  All
+ * requests are checked first; if any is invalid none is started. */
+int Cart_startall(int count, Cart_request requests[]);
+
+/* Cart_wait - complete an operation.  A non-blocking request is freed and set
+ * to CART_REQUEST_NULL; a persistent one becomes inactive.  Waiting on
+ * CART_REQUEST_NULL or an inactive request returns at once.  While it waits
+ * it also advances the caller's other active cartcoll requests, so
+ * operations may be completed in any order on different processes. */
+int Cart_wait(Cart_request *request);
+
+/* Cart_waitall - complete count requests (entries may be CART_REQUEST_NULL),
+ * advancing all of them together. */
+int Cart_waitall(int count, Cart_request requests[]);
+
+/* Cart_test - advance an operation without blocking; *flag becomes true when
+ * it completed (then as Cart_wait).  CART_REQUEST_NULL and inactive requests
+ * give true at once. */
+int Cart_test(Cart_request *request, int *flag);
+
+/* Cart_request_free - free an inactive persistent request or a completed
+ * one and set it to CART_REQUEST_NULL.  Errors: MPI_ERR_REQUEST
+ * (CART_REQUEST_NULL, or an active request: complete it first, as MPI
+ * requires for collective requests). */
+int Cart_request_free(Cart_request *request);
+
+/* ------------------------------------------------------------------------
+ * Automatic choice (cartcoll_algorithm = auto, the default)
+ *
+ * With a latency alpha and a time per byte beta, an algorithm whose executed
+ * schedule has R rounds and moves V bytes per process is modelled as
+ * R*alpha + V*beta, DIRECT as t'*(alpha + m*beta); auto picks the cheapest
+ * (seed 002 sec. 3.1: combining wins for m < (alpha/beta)(t-C)/(V-t)).
+ * alpha and beta are measured once per process, at the first
+ * Cart_neighborhood_create, by a short ping-pong, and agreed among the
+ * processes (maximum) so that all pick the same; CARTCOLL_ALPHA and
+ * CARTCOLL_BETA (seconds, seconds per byte) override the measurement.
+ * Blocking and non-blocking calls use the pack executor unless told
+ * otherwise.  Persistent requests (auto) plan every candidate the model does
+ * not rule out, time each during the first starts, agree on the fastest
+ * (slowest process counts) with one small reduction, then use only it.
+ * ------------------------------------------------------------------------ */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CARTCOLL_H */

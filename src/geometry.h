@@ -1,0 +1,40 @@
+/* Geometry: coordinates, ranks and offsets on a d-dimensional torus/mesh.
+ * Pure C, no MPI.  Ranks are row-major (last dimension fastest), as in
+ * MPI_Cart_create; "no process" is CC_NONE. */
+#ifndef CC_GEOMETRY_H
+#define CC_GEOMETRY_H
+
+#define CC_NONE (-1)
+
+typedef struct cc_grid {
+    int d;
+    int size;            /* prod(dims) */
+    const int *dims;     /* d sizes, each >= 1 */
+    const int *periods;  /* d flags */
+} cc_grid;
+
+/* Row-major rank of in-range coordinates. */
+int cc_grid_rank(const cc_grid *g, const int coords[]);
+
+/* Coordinates of rank 0 <= rank < size. */
+void cc_grid_coords(const cc_grid *g, int rank, int coords[]);
+
+/* Rank of coords + sign*off (sign is +1 or -1), wrapping periodic
+ * dimensions; CC_NONE when a non-periodic coordinate leaves the mesh.
+ * Exact for any int offsets. */
+int cc_grid_shift(const cc_grid *g, const int coords[], const int off[], int sign);
+
+/* Whether coords + sign*off lies on the grid (always on periodic dims). */
+int cc_grid_inside(const cc_grid *g, const int coords[], const int off[], int sign);
+
+/* Offset from coordinates `from` to `to`: to - from, on periodic dimensions
+ * the shortest representative (a tie, p even, gives +p/2). */
+void cc_grid_relative(const cc_grid *g, const int from[], const int to[], int rel[]);
+
+/* Reduce an offset vector for this grid: periodic coordinates to the
+ * shortest representative in (-p/2, p/2] (so 0 for p = 1).  Returns 1 when
+ * the vector can never reach a process (|c| >= p on a non-periodic
+ * dimension), 0 otherwise. */
+int cc_grid_reduce(const cc_grid *g, const int off[], int out[]);
+
+#endif

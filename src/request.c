@@ -1,0 +1,1 @@
+/* being written */ typedef int cc_placeholder_request;

@@ -1,0 +1,3 @@
+/* placeholder: being written */
+#include "schedule.h"
+int cc_build_combining_alltoall(const cc_nset *ns, cc_schedule *s) { (void)ns; (void)s; return CC_ETOOBIG; }

@@ -1,0 +1,4 @@
+/* placeholder: being written */
+#include "schedule.h"
+int cc_build_torus_alltoall(const cc_nset *ns, cc_schedule *s) { (void)ns; (void)s; return CC_ETOOBIG; }
+int cc_build_torus_allgather(const cc_nset *ns, cc_schedule *s) { (void)ns; (void)s; return CC_ETOOBIG; }
