@@ -98,7 +98,7 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
             const cc_round *rd = &s->rounds[r];
             const int *v = s->vecs + (size_t)rd->vec * d;
             const cc_entry *e = s->entries + rd->first;
-            cc_lround lr = { cc_grid_shift(g, coords, v, +1), cc_grid_shift(g, coords, v, -1),
+            cc_lround lr = { r, cc_grid_shift(g, coords, v, +1), cc_grid_shift(g, coords, v, -1),
                              l->nslots, 0, 0, 0 };
             if (lr.send_rank != CC_NONE)
                 for (int j = 0; j < rd->count; j++)

@@ -13,6 +13,7 @@
 #include "schedule.h"
 
 typedef struct cc_lround {
+    int id;                    /* index of the round in the schedule */
     int send_rank, recv_rank;  /* CC_NONE: that half of the round is absent */
     int sfirst, scount;        /* slots[sfirst ..]: what is sent, in order */
     int rfirst, rcount;        /* slots[rfirst ..]: where received blocks go */
