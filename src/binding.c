@@ -1,1 +1,302 @@
-/* being written */ typedef int cc_placeholder_binding;
+#include "binding.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti)
+{
+    int rc, ni, na, nd, comb;
+    MPI_Count size;
+    ti->type = type;
+    if ((rc = MPI_Type_size_x(type, &size)) != MPI_SUCCESS) return rc;
+    ti->size = (MPI_Aint)size;
+    if ((rc = MPI_Type_get_extent(type, &ti->lb, &ti->extent)) != MPI_SUCCESS) return rc;
+    if ((rc = MPI_Type_get_true_extent(type, &ti->true_lb, &ti->true_extent)) != MPI_SUCCESS) return rc;
+    if ((rc = MPI_Type_get_envelope(type, &ni, &na, &nd, &comb)) != MPI_SUCCESS) return rc;
+    ti->predefined = comb == MPI_COMBINER_NAMED;
+    return MPI_SUCCESS;
+}
+
+/* Contiguous: the data of `count` elements is one run of count*size bytes. */
+static char *contiguous_data(char *addr, int count, const cc_typeinfo *ti)
+{
+    if (count == 0 || ti->size == 0) return addr;
+    if (ti->size != ti->true_extent) return NULL;
+    if (count > 1 && ti->extent != ti->size) return NULL;
+    return addr + ti->true_lb;
+}
+
+int cc_args_nsend(const cc_args *a, int t) { return a->collective == CC_ALLTOALL ? t : 1; }
+
+/* The count, type and byte displacement of block i of one side. */
+static void describe(const cc_args *a, int side, int i, int *count, MPI_Datatype *type, MPI_Aint *disp,
+                     int *disp_in_extents)
+{
+    int send = side == CC_SIDE_SEND;
+    *disp_in_extents = 1;
+    if (send && a->collective == CC_ALLGATHER) {
+        *count = a->sendcount;
+        *type = a->sendtype;
+        *disp = 0;
+        return;
+    }
+    switch (a->variant) {
+    case CC_REGULAR:
+        *count = send ? a->sendcount : a->recvcount;
+        *type = send ? a->sendtype : a->recvtype;
+        *disp = (MPI_Aint)i * *count; /* in extents */
+        break;
+    case CC_VECTOR:
+        *count = send ? a->sendcounts[i] : a->recvcounts[i];
+        *type = send ? a->sendtype : a->recvtype;
+        *disp = send ? a->sdispls[i] : a->rdispls[i];
+        break;
+    default:
+        *count = send ? a->sendcounts[i] : a->recvcounts[i];
+        *type = send ? a->sendtypes[i] : a->recvtypes[i];
+        *disp = send ? a->sdisplsw[i] : a->rdisplsw[i];
+        *disp_in_extents = 0;
+        break;
+    }
+}
+
+static int block_with(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti)
+{
+    int count, in_ext, rc;
+    MPI_Datatype type;
+    MPI_Aint disp;
+    describe(a, side, i, &count, &type, &disp, &in_ext);
+    if (ti->type != type && (rc = cc_typeinfo_get(type, ti)) != MPI_SUCCESS) return rc;
+    char *base = side == CC_SIDE_SEND ? (char *)(uintptr_t)a->sendbuf : (char *)a->recvbuf;
+    out->addr = base + (in_ext ? disp * ti->extent : disp);
+    out->count = count;
+    out->type = type;
+    out->bytes = (MPI_Aint)count * ti->size;
+    out->data = contiguous_data(out->addr, count, ti);
+    return MPI_SUCCESS;
+}
+
+int cc_args_block(const cc_args *a, int side, int i, cc_blk *out)
+{
+    cc_typeinfo ti = { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0 };
+    return block_with(a, side, i, out, &ti);
+}
+
+MPI_Aint cc_args_bytes(const cc_args *a, int side, int i)
+{
+    cc_blk b;
+    return cc_args_block(a, side, i, &b) == MPI_SUCCESS ? b.bytes : 0;
+}
+
+/* ---- compact temporary blocks ------------------------------------------ */
+
+/* The single predefined type a datatype's signature consists of, if there
+ * is one (walks the type's construction).  Returns 1 and *basic, or 0. */
+static int single_basic(MPI_Datatype t, MPI_Datatype *basic, int depth)
+{
+    int ni, na, nd, comb;
+    if (depth > 32 || MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
+    if (comb == MPI_COMBINER_NAMED) {
+        if (*basic == MPI_DATATYPE_NULL) *basic = t;
+        return *basic == t;
+    }
+    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    int ok = ints && aints && types &&
+             MPI_Type_get_contents(t, ni, na, nd, ints, aints, types) == MPI_SUCCESS;
+    if (ok) {
+        for (int j = 0; j < nd; j++) {
+            if (ok && !single_basic(types[j], basic, depth + 1)) ok = 0;
+            int a, b, c, cb;
+            MPI_Type_get_envelope(types[j], &a, &b, &c, &cb);
+            if (cb != MPI_COMBINER_NAMED) MPI_Type_free(&types[j]);
+        }
+    }
+    free(ints);
+    free(aints);
+    free(types);
+    return ok;
+}
+
+typedef struct tempkind {
+    MPI_Datatype type;   /* the receive type this was computed for */
+    MPI_Datatype basic;  /* single basic type, or MPI_DATATYPE_NULL */
+    cc_typeinfo ti, bi;  /* of type and of basic */
+} tempkind;
+
+/* Layout of a temporary block like receive block `like`: sets *blk except
+ * addr/data and returns the bytes of memory it needs, and the offset of the
+ * block's origin from that memory (so that addr = mem + origin). */
+static int temp_layout(const cc_binding *b, int like, tempkind *cache, int *ncache, cc_blk *blk,
+                       MPI_Aint *span, MPI_Aint *origin)
+{
+    const cc_blk *r = &b->recv[like];
+    tempkind *k = NULL;
+    for (int j = 0; j < *ncache && !k; j++)
+        if (cache[j].type == r->type) k = &cache[j];
+    if (!k) {
+        k = &cache[*ncache < 8 ? (*ncache)++ : 7];
+        k->type = r->type;
+        k->basic = MPI_DATATYPE_NULL;
+        int rc = cc_typeinfo_get(r->type, &k->ti);
+        if (rc != MPI_SUCCESS) return rc;
+        if (!contiguous_data(r->addr, 2, &k->ti) && single_basic(r->type, &k->basic, 0)) {
+            rc = cc_typeinfo_get(k->basic, &k->bi);
+            if (rc != MPI_SUCCESS) return rc;
+        } else {
+            k->basic = MPI_DATATYPE_NULL;
+        }
+    }
+    blk->bytes = r->bytes;
+    if (r->count == 0 || r->bytes == 0) {
+        blk->count = 0;
+        blk->type = r->type;
+        *span = 0;
+        *origin = 0;
+    } else if (contiguous_data(r->addr, r->count, &k->ti)) {
+        blk->count = r->count;
+        blk->type = r->type;
+        *span = r->bytes;
+        *origin = -k->ti.true_lb;
+    } else if (k->basic != MPI_DATATYPE_NULL && k->bi.size > 0 && k->bi.size == k->bi.true_extent &&
+               k->bi.extent == k->bi.size) {
+        MPI_Aint n = r->bytes / k->bi.size;
+        if (n > 0x7fffffff) return MPI_ERR_COUNT;
+        blk->count = (int)n;
+        blk->type = k->basic;
+        *span = r->bytes;
+        *origin = -k->bi.true_lb;
+    } else {
+        /* The receive type's own layout: count elements, extent apart. */
+        MPI_Aint step = (MPI_Aint)(r->count - 1) * k->ti.extent;
+        MPI_Aint lo = k->ti.true_lb + (step < 0 ? step : 0);
+        MPI_Aint hi = k->ti.true_lb + k->ti.true_extent + (step > 0 ? step : 0);
+        blk->count = r->count;
+        blk->type = r->type;
+        *span = hi - lo;
+        *origin = -lo;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The user may free a datatype as soon as the call returns (MPI allows it
+ * for pending operations), but we use the types later (packing, posting
+ * later phases): work on duplicates of the derived ones. */
+static int own_types(cc_binding *b)
+{
+    enum { RECENT = 8 };
+    MPI_Datatype from[RECENT], to[RECENT];
+    int nrecent = 0, cap = 0, rc;
+    for (int j = 0; j < b->nsend + b->t; j++) {
+        cc_blk *blk = j < b->nsend ? &b->send[j] : &b->recv[j - b->nsend];
+        int k = 0;
+        while (k < nrecent && from[k] != blk->type) k++;
+        if (k < nrecent) {
+            blk->type = to[k];
+            continue;
+        }
+        int ni, na, nd, comb;
+        if ((rc = MPI_Type_get_envelope(blk->type, &ni, &na, &nd, &comb)) != MPI_SUCCESS) return rc;
+        MPI_Datatype mine = blk->type;
+        if (comb != MPI_COMBINER_NAMED) {
+            if (b->nowned == cap) {
+                cap = cap ? 2 * cap : 8;
+                MPI_Datatype *o = realloc(b->owned, sizeof(MPI_Datatype) * (size_t)cap);
+                if (!o) return MPI_ERR_NO_MEM;
+                b->owned = o;
+            }
+            if ((rc = MPI_Type_dup(blk->type, &mine)) != MPI_SUCCESS) return rc;
+            b->owned[b->nowned++] = mine;
+        }
+        k = nrecent < RECENT ? nrecent++ : RECENT - 1;
+        from[k] = blk->type;
+        to[k] = mine;
+        blk->type = mine;
+    }
+    return MPI_SUCCESS;
+}
+
+static MPI_Aint align16(MPI_Aint x) { return (x + 15) & ~(MPI_Aint)15; }
+
+int cc_bind(cc_binding *b, const cc_schedule *s, const cc_local *l, const cc_args *a)
+{
+    memset(b, 0, sizeof *b);
+    int t = s->t, rc = MPI_SUCCESS;
+    b->t = t;
+    b->nsend = cc_args_nsend(a, t);
+    b->ntemp = s->ntemp;
+    b->send = malloc(sizeof(cc_blk) * (size_t)(b->nsend ? b->nsend : 1));
+    b->recv = malloc(sizeof(cc_blk) * (size_t)(t ? t : 1));
+    b->temp = calloc((size_t)(s->ntemp ? s->ntemp : 1), sizeof(cc_blk));
+    b->temp2 = calloc((size_t)(t ? t : 1), sizeof(cc_blk));
+    /* Which temporaries this process uses (TEMP2 only on meshes). */
+    unsigned char *used = calloc((size_t)s->ntemp + (size_t)t + 1, 1);
+    MPI_Aint *off = malloc(sizeof(MPI_Aint) * ((size_t)s->ntemp + (size_t)t + 1));
+    if (!b->send || !b->recv || !b->temp || !b->temp2 || !used || !off) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    cc_typeinfo ti = { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0 };
+    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) rc = block_with(a, CC_SIDE_SEND, i, &b->send[i], &ti);
+    ti.type = MPI_DATATYPE_NULL;
+    for (int i = 0; i < t && rc == MPI_SUCCESS; i++) rc = block_with(a, CC_SIDE_RECV, i, &b->recv[i], &ti);
+    if (rc == MPI_SUCCESS) rc = own_types(b);
+    if (rc != MPI_SUCCESS) goto out;
+
+    for (int j = 0; j < l->nslots; j++) {
+        int sl = l->slots[j], k = CC_SLOT_KIND(sl), i = CC_SLOT_INDEX(sl);
+        if (k == CC_SLOT_TEMP) used[i] = 1;
+        if (k == CC_SLOT_TEMP2) used[s->ntemp + i] = 1;
+    }
+    for (int j = 0; j < 2 * l->ncopies; j++) {
+        int sl = l->copies[j], k = CC_SLOT_KIND(sl), i = CC_SLOT_INDEX(sl);
+        if (k == CC_SLOT_TEMP) used[i] = 1;
+        if (k == CC_SLOT_TEMP2) used[s->ntemp + i] = 1;
+    }
+    tempkind cache[8];
+    int ncache = 0;
+    MPI_Aint total = 0;
+    for (int j = 0; j < s->ntemp + t; j++) {
+        if (!used[j]) continue;
+        cc_blk *blk = j < s->ntemp ? &b->temp[j] : &b->temp2[j - s->ntemp];
+        int like = j < s->ntemp ? s->temp_like[j] : j - s->ntemp;
+        MPI_Aint span, origin;
+        rc = temp_layout(b, like, cache, &ncache, blk, &span, &origin);
+        if (rc != MPI_SUCCESS) goto out;
+        off[j] = total + origin; /* origin relative to the buffer, resolved below */
+        total = align16(total + span);
+    }
+    b->tempbuf = malloc((size_t)(total ? total : 1));
+    if (!b->tempbuf) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (int j = 0; j < s->ntemp + t; j++) {
+        if (!used[j]) continue;
+        cc_blk *blk = j < s->ntemp ? &b->temp[j] : &b->temp2[j - s->ntemp];
+        cc_typeinfo tti;
+        blk->addr = b->tempbuf + off[j];
+        rc = cc_typeinfo_get(blk->type, &tti);
+        if (rc != MPI_SUCCESS) goto out;
+        blk->data = contiguous_data(blk->addr, blk->count, &tti);
+    }
+out:
+    free(used);
+    free(off);
+    if (rc != MPI_SUCCESS) cc_binding_free(b);
+    return rc;
+}
+
+void cc_binding_free(cc_binding *b)
+{
+    free(b->send);
+    free(b->recv);
+    free(b->temp);
+    free(b->temp2);
+    free(b->tempbuf);
+    for (int i = 0; i < b->nowned; i++) MPI_Type_free(&b->owned[i]);
+    free(b->owned);
+    memset(b, 0, sizeof *b);
+}

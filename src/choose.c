@@ -1,1 +1,153 @@
-/* being written */ typedef int cc_placeholder_choose;
+#include "choose.h"
+
+#include "errors.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-block handling (packing, datatype engine) that the alpha-beta model
+ * leaves out; keeps huge block counts from looking free. */
+#define CC_BLOCK_COST 5e-9
+#define CC_DEFAULT_ALPHA 1e-6
+#define CC_DEFAULT_BETA 1e-10
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static double measured_alpha = -1, measured_beta = -1;
+
+static int env_number(const char *name, double *out, int *set)
+{
+    const char *v = getenv(name);
+    *set = 0;
+    if (!v || !*v) return MPI_SUCCESS;
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !(x >= 0) || !isfinite(x))
+        return cc_error_code(MPI_ERR_ARG, "environment variable %s = \"%.32s\" is not a non-negative number of seconds",
+                             name, v);
+    *out = x;
+    *set = 1;
+    return MPI_SUCCESS;
+}
+
+int cc_model_local(double *alpha, double *beta, int *need)
+{
+    int sa, sb, rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", beta, &sb);
+    if (rc != MPI_SUCCESS) return rc;
+    pthread_mutex_lock(&lock);
+    if (!sa) *alpha = measured_alpha;
+    if (!sb) *beta = measured_beta;
+    pthread_mutex_unlock(&lock);
+    *need = *alpha < 0 || *beta < 0;
+    return MPI_SUCCESS;
+}
+
+/* Fastest of `reps` round trips of `bytes` with the partner (the lower rank
+ * of the pair starts). */
+static double pingpong(MPI_Comm c, int partner, int first, char *buf, int bytes, int reps)
+{
+    double best = 1e30;
+    for (int i = 0; i < reps; i++) {
+        double t = MPI_Wtime();
+        if (first) {
+            MPI_Send(buf, bytes, MPI_BYTE, partner, 0, c);
+            MPI_Recv(buf, bytes, MPI_BYTE, partner, 0, c, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf, bytes, MPI_BYTE, partner, 0, c, MPI_STATUS_IGNORE);
+            MPI_Send(buf, bytes, MPI_BYTE, partner, 0, c);
+        }
+        t = MPI_Wtime() - t;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta)
+{
+    int rank, size;
+    MPI_Comm_rank(priv, &rank);
+    MPI_Comm_size(priv, &size);
+    if (calibrate) {
+        enum { LARGE = 1 << 16 };
+        int partner = rank ^ 1;
+        double a = -1, b = -1;
+        if (partner < size) {
+            char *buf = calloc(LARGE, 1);
+            if (buf) {
+                int first = rank < partner;
+                pingpong(priv, partner, first, buf, 1, 2); /* warm up the path */
+                a = pingpong(priv, partner, first, buf, 1, 8) / 2;
+                double l = pingpong(priv, partner, first, buf, LARGE, 3) / 2;
+                b = l > a ? (l - a) / LARGE : 0;
+                free(buf);
+            }
+        }
+        pthread_mutex_lock(&lock);
+        if (measured_alpha < 0 && a >= 0) measured_alpha = a, measured_beta = b;
+        pthread_mutex_unlock(&lock);
+        if (*alpha < 0) *alpha = a;
+        if (*beta < 0) *beta = b;
+    }
+    double v[2] = { *alpha, *beta }, r[2];
+    int rc = MPI_Allreduce(v, r, 2, MPI_DOUBLE, MPI_MAX, priv);
+    if (rc != MPI_SUCCESS) return rc;
+    *alpha = r[0] > 0 ? r[0] : CC_DEFAULT_ALPHA;
+    *beta = r[1] > 0 ? r[1] : CC_DEFAULT_BETA;
+    return MPI_SUCCESS;
+}
+
+/* Bytes of the instance an entry carries: receive block perm[lo] (its
+ * signature equals the send block's). */
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_args *a)
+{
+    double bytes = 0;
+    if (a->collective == CC_ALLGATHER || a->variant == CC_REGULAR) {
+        double m = (double)cc_args_bytes(a, CC_SIDE_SEND, 0);
+        bytes = m * (s->nentries + s->ncopies);
+    } else {
+        for (int e = 0; e < s->nentries; e++) bytes += (double)cc_args_bytes(a, CC_SIDE_RECV, s->perm[s->entries[e].lo]);
+    }
+    return s->nrounds * n->alpha + bytes * n->beta + (s->nentries + s->ncopies) * CC_BLOCK_COST;
+}
+
+int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, cc_candidates *out)
+{
+    double cost[4] = { 0 };
+    int algs[3], nalg = 0;
+    if (want.algorithm != CC_AUTO) {
+        algs[nalg++] = want.algorithm;
+    } else {
+        for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++) {
+            const cc_schedule *s;
+            int rc = cc_nbh_schedule(n, a->collective, alg, &s);
+            if (rc == CC_ENOMEM) return rc;
+            if (rc != CC_OK) continue; /* e.g. too large: not a candidate */
+            cost[alg] = cc_model_cost(n, s, a);
+            int j = nalg++;
+            while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }
+            algs[j] = alg;
+        }
+        if (nalg == 0) return CC_ENOMEM;
+        /* Only persistent operations time candidates; keep those the model
+         * gives a fair chance. */
+        int keep = 1;
+        while (persistent && keep < nalg && cost[algs[keep]] <= 3 * cost[algs[0]]) keep++;
+        nalg = keep;
+    }
+    out->n = 0;
+    for (int i = 0; i < nalg; i++) {
+        int alg = algs[i];
+        if (want.executor != CC_EXEC_AUTO || alg == CC_DIRECT || !persistent) {
+            /* DIRECT messages are the same under both executors. */
+            int ex = want.executor != CC_EXEC_AUTO ? want.executor : CC_EXEC_PACK;
+            out->c[out->n++] = (cc_choice){ alg, ex };
+        } else {
+            out->c[out->n++] = (cc_choice){ alg, CC_EXEC_PACK };
+            if (out->n < CC_MAX_CANDIDATES) out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE };
+        }
+        if (out->n >= CC_MAX_CANDIDATES) break;
+    }
+    return CC_OK;
+}

@@ -1,1 +1,401 @@
-/* being written */ typedef int cc_placeholder_collectives;
+/* The six collectives in blocking, non-blocking and persistent form.  Every
+ * entry point describes its blocks in a cc_args and goes through one
+ * pipeline: checks, choice, plan(s), request. */
+#include "cartcoll.h"
+
+#include "binding.h"
+#include "choose.h"
+#include "errors.h"
+#include "nbh.h"
+#include "plan.h"
+#include "request.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT };
+
+_Static_assert(CC_ALLGATHER == CART_ALLGATHER && CC_ALLTOALL == CART_ALLTOALL, "collective codes");
+_Static_assert(CC_DIRECT == CART_ALGORITHM_DIRECT && CC_COMBINING == CART_ALGORITHM_COMBINING &&
+               CC_TORUS == CART_ALGORITHM_TORUS && CC_AUTO == CART_ALGORITHM_AUTO, "algorithm codes");
+
+/* ---- argument checks --------------------------------------------------- */
+
+/* A datatype usable for communication: not null, committed.  An uncommitted
+ * type makes a zero-count MPI_Pack fail on every MPI we know; the private
+ * communicator returns that error instead of aborting. */
+static int check_type(MPI_Comm priv, MPI_Datatype t)
+{
+    if (t == MPI_DATATYPE_NULL) return 1;
+    char b = 0;
+    int pos = 0;
+    return MPI_Pack(&b, 0, t, &b, 0, &pos, priv) != MPI_SUCCESS ? 2 : 0;
+}
+
+static int type_error(MPI_Comm comm, const char *who, const char *name, int index, int why)
+{
+    char where[24] = "";
+    if (index >= 0) snprintf(where, sizeof where, "[%d]", index);
+    return cc_error(comm, MPI_ERR_TYPE, "%s: %s%s is %s", who, name, where,
+                    why == 1 ? "MPI_DATATYPE_NULL" : "not a committed datatype (call MPI_Type_commit)");
+}
+
+/* Checks of one side's description (counts, displacements, types). */
+static int check_side(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_args *a, int side, int t)
+{
+    int send = side == CC_SIDE_SEND;
+    const char *sname = send ? "send" : "recv";
+    char name[32];
+    if (send && a->collective == CC_ALLGATHER) {
+        if (a->sendcount < 0) return cc_error(comm, MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
+        int why = check_type(priv, a->sendtype);
+        return why ? type_error(comm, who, "sendtype", -1, why) : MPI_SUCCESS;
+    }
+    if (a->variant == CC_REGULAR) {
+        int c = send ? a->sendcount : a->recvcount;
+        if (c < 0) return cc_error(comm, MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
+        snprintf(name, sizeof name, "%stype", sname);
+        int why = check_type(priv, send ? a->sendtype : a->recvtype);
+        return why ? type_error(comm, who, name, -1, why) : MPI_SUCCESS;
+    }
+    const int *counts = send ? a->sendcounts : a->recvcounts;
+    const void *displs = a->variant == CC_VECTOR ? (const void *)(send ? a->sdispls : a->rdispls)
+                                                 : (const void *)(send ? a->sdisplsw : a->rdisplsw);
+    const MPI_Datatype *types = send ? a->sendtypes : a->recvtypes;
+    if (t == 0) return MPI_SUCCESS;
+    if (!counts) return cc_error(comm, MPI_ERR_ARG, "%s: %scounts is NULL", who, sname);
+    if (!displs)
+        return cc_error(comm, MPI_ERR_ARG, "%s: %s is NULL", who,
+                        send ? "sdispls" : (a->collective == CC_ALLGATHER ? "displs" : "rdispls"));
+    if (a->variant == CC_W && !types) return cc_error(comm, MPI_ERR_ARG, "%s: %stypes is NULL", who, sname);
+    for (int i = 0; i < t; i++)
+        if (counts[i] < 0)
+            return cc_error(comm, MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
+    if (a->variant == CC_VECTOR) {
+        snprintf(name, sizeof name, "%stype", sname);
+        int why = check_type(priv, send ? a->sendtype : a->recvtype);
+        return why ? type_error(comm, who, name, -1, why) : MPI_SUCCESS;
+    }
+    snprintf(name, sizeof name, "%stypes", sname);
+    for (int i = 0; i < t; i++) {
+        if (i > 0 && types[i] == types[i - 1]) continue;
+        int why = check_type(priv, types[i]);
+        if (why) return type_error(comm, who, name, i, why);
+    }
+    return MPI_SUCCESS;
+}
+
+static int is_named(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    return MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+}
+
+/* Buffers and block sizes, once counts and types are known to be valid. */
+static int check_blocks(MPI_Comm comm, const char *who, const cc_args *a, const cc_nbh *n)
+{
+    int t = n->t;
+    int nsend = cc_args_nsend(a, t);
+    cc_blk b;
+    for (int side = CC_SIDE_SEND; side <= CC_SIDE_RECV; side++) {
+        int count = side == CC_SIDE_SEND ? nsend : t;
+        const void *buf = side == CC_SIDE_SEND ? a->sendbuf : a->recvbuf;
+        for (int i = 0; i < count; i++) {
+            int rc = cc_args_block(a, side, i, &b);
+            if (rc != MPI_SUCCESS) return cc_error_mpi(comm, rc, who);
+            /* NULL is MPI_BOTTOM: fine with derived types of absolute
+             * addresses, never with a predefined type. */
+            if (!buf && b.bytes > 0 && is_named(b.type))
+                return cc_error(comm, MPI_ERR_BUFFER, "%s: %sbuf is NULL but block %d has %lld bytes", who,
+                                side == CC_SIDE_SEND ? "send" : "recv", i, (long long)b.bytes);
+        }
+    }
+    /* Block i must have one type signature everywhere: locally, the send
+     * block and the receive block agree in size. */
+    for (int i = 0; i < t; i++) {
+        if (n->dead[i]) continue;
+        MPI_Aint s = cc_args_bytes(a, CC_SIDE_SEND, a->collective == CC_ALLTOALL ? i : 0);
+        MPI_Aint r = cc_args_bytes(a, CC_SIDE_RECV, i);
+        if (s != r)
+            return cc_error(comm, MPI_ERR_ARG,
+                            "%s: %s has %lld bytes but receive block %d has %lld; block i must have the same "
+                            "type signature on the sending and the receiving side", who,
+                            a->collective == CC_ALLTOALL ? "the send block of that neighbour" : "the send block",
+                            (long long)s, i, (long long)r);
+    }
+    return MPI_SUCCESS;
+}
+
+static int check_args(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
+{
+    if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
+        return cc_error(comm, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
+    int rc = check_side(comm, priv, who, a, CC_SIDE_SEND, n->t);
+    if (rc == MPI_SUCCESS) rc = check_side(comm, priv, who, a, CC_SIDE_RECV, n->t);
+    if (rc == MPI_SUCCESS) rc = check_blocks(comm, who, a, n);
+    return rc;
+}
+
+/* ---- the pipeline ------------------------------------------------------ */
+
+static int status_error(MPI_Comm comm, const char *who, int status)
+{
+    if (status == CC_ENOMEM) return cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
+    return cc_error(comm, MPI_ERR_COUNT, "%s: the schedule is too large for this neighbourhood", who);
+}
+
+static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info,
+                      Cart_request *request)
+{
+    cc_comm *cs;
+    int rc = cc_comm_get(comm, &cs, who);
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    if (mode != MODE_BLOCKING && !request) return cc_error(comm, MPI_ERR_ARG, "%s: request is NULL", who);
+    MPI_Comm priv;
+    rc = cc_comm_private(cs, comm, &priv);
+    if (rc != MPI_SUCCESS) return cc_error_mpi(comm, rc, who);
+    cc_nbh *n = cs->nbh;
+    if ((rc = check_args(comm, priv, who, a, n)) != MPI_SUCCESS) return rc;
+
+    cc_choice want = n->defaults;
+    if (mode == MODE_PERSISTENT && (rc = cc_options_info(info, &want, who)) != MPI_SUCCESS)
+        return cc_error_raise(comm, rc);
+    cc_candidates cand;
+    if ((rc = cc_choose(n, a, want, mode == MODE_PERSISTENT, &cand)) != CC_OK) return status_error(comm, who, rc);
+
+    int tag = cc_comm_tag(cs), tag2 = cand.n > 1 ? cc_comm_tag(cs) : 0;
+    cc_plan *plans[CC_MAX_CANDIDATES];
+    int nplans = 0;
+    for (int i = 0; i < cand.n; i++) {
+        const cc_schedule *s;
+        const cc_local *l;
+        int st = cc_nbh_schedule(n, a->collective, cand.c[i].algorithm, &s);
+        if (st == CC_OK) st = cc_nbh_local(n, a->collective, cand.c[i].algorithm, &l);
+        if (st != CC_OK) {
+            rc = status_error(comm, who, st);
+            break;
+        }
+        rc = cc_plan_create(&plans[nplans], s, l, a, cand.c[i].algorithm, cand.c[i].executor,
+                            mode == MODE_PERSISTENT, priv, tag);
+        if (rc != MPI_SUCCESS) {
+            rc = cc_error_mpi(comm, rc, who);
+            break;
+        }
+        nplans++;
+    }
+    Cart_request r = CART_REQUEST_NULL;
+    if (rc == MPI_SUCCESS) {
+        rc = cc_request_new(&r, cs, comm, who, mode == MODE_PERSISTENT, plans, nplans, tag2);
+        if (rc != MPI_SUCCESS) rc = cc_error_mpi(comm, rc, who);
+    }
+    if (rc != MPI_SUCCESS) {
+        for (int i = 0; i < nplans; i++) cc_plan_free(plans[i]);
+        return rc;
+    }
+    if (mode == MODE_PERSISTENT) {
+        *request = r;
+        return MPI_SUCCESS;
+    }
+    rc = cc_request_start(r);
+    if (rc != MPI_SUCCESS) {
+        cc_request_destroy(r);
+        return cc_error_mpi(comm, rc, who);
+    }
+    cc_progress_add(r);
+    if (mode == MODE_NONBLOCKING) {
+        *request = r;
+        return MPI_SUCCESS;
+    }
+    return Cart_wait(&r);
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+static cc_args allgather_args(int variant, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf)
+{
+    cc_args a;
+    memset(&a, 0, sizeof a);
+    a.collective = CC_ALLGATHER;
+    a.variant = variant;
+    a.sendbuf = sendbuf;
+    a.recvbuf = recvbuf;
+    a.sendcount = sendcount;
+    a.sendtype = sendtype;
+    return a;
+}
+
+static cc_args alltoall_args(int variant, const void *sendbuf, void *recvbuf)
+{
+    cc_args a;
+    memset(&a, 0, sizeof a);
+    a.collective = CC_ALLTOALL;
+    a.variant = variant;
+    a.sendbuf = sendbuf;
+    a.recvbuf = recvbuf;
+    return a;
+}
+
+#define ALLGATHER(V)                                                                             \
+    cc_args a = allgather_args(V, sendbuf, sendcount, sendtype, recvbuf)
+#define ALLGATHER_REGULAR  ALLGATHER(CC_REGULAR); a.recvcount = recvcount; a.recvtype = recvtype
+#define ALLGATHER_VECTOR   ALLGATHER(CC_VECTOR); a.recvcounts = recvcounts; a.rdispls = displs; a.recvtype = recvtype
+#define ALLGATHER_W        ALLGATHER(CC_W); a.recvcounts = recvcounts; a.rdisplsw = displs; a.recvtypes = recvtypes
+#define ALLTOALL_REGULAR                                                                         \
+    cc_args a = alltoall_args(CC_REGULAR, sendbuf, recvbuf);                                     \
+    a.sendcount = sendcount; a.sendtype = sendtype; a.recvcount = recvcount; a.recvtype = recvtype
+#define ALLTOALL_VECTOR                                                                          \
+    cc_args a = alltoall_args(CC_VECTOR, sendbuf, recvbuf);                                      \
+    a.sendcounts = sendcounts; a.sdispls = sdispls; a.sendtype = sendtype;                        \
+    a.recvcounts = recvcounts; a.rdispls = rdispls; a.recvtype = recvtype
+#define ALLTOALL_W                                                                               \
+    cc_args a = alltoall_args(CC_W, sendbuf, recvbuf);                                           \
+    a.sendcounts = sendcounts; a.sdisplsw = sdispls; a.sendtypes = sendtypes;                     \
+    a.recvcounts = recvcounts; a.rdisplsw = rdispls; a.recvtypes = recvtypes
+
+int Cart_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLGATHER_REGULAR;
+    return collective("Cart_allgather", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLGATHER_VECTOR;
+    return collective("Cart_allgatherv", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                    const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
+{
+    ALLGATHER_W;
+    return collective("Cart_allgatherw", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLTOALL_REGULAR;
+    return collective("Cart_alltoall", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLTOALL_VECTOR;
+    return collective("Cart_alltoallv", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
+{
+    ALLTOALL_W;
+    return collective("Cart_alltoallw", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                    Cart_request *request)
+{
+    ALLGATHER_REGULAR;
+    return collective("Cart_iallgather", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request)
+{
+    ALLGATHER_VECTOR;
+    return collective("Cart_iallgatherv", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_iallgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                     const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_request *request)
+{
+    ALLGATHER_W;
+    return collective("Cart_iallgatherw", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                   Cart_request *request)
+{
+    ALLTOALL_REGULAR;
+    return collective("Cart_ialltoall", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
+                    Cart_request *request)
+{
+    ALLTOALL_VECTOR;
+    return collective("Cart_ialltoallv", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_ialltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
+                    Cart_request *request)
+{
+    ALLTOALL_W;
+    return collective("Cart_ialltoallw", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                        MPI_Info info, Cart_request *request)
+{
+    ALLGATHER_REGULAR;
+    return collective("Cart_allgather_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info,
+                         Cart_request *request)
+{
+    ALLGATHER_VECTOR;
+    return collective("Cart_allgatherv_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                         const MPI_Datatype recvtypes[], MPI_Comm cartcomm, MPI_Info info,
+                         Cart_request *request)
+{
+    ALLGATHER_W;
+    return collective("Cart_allgatherw_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                       MPI_Info info, Cart_request *request)
+{
+    ALLTOALL_REGULAR;
+    return collective("Cart_alltoall_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
+                        MPI_Info info, Cart_request *request)
+{
+    ALLTOALL_VECTOR;
+    return collective("Cart_alltoallv_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
+                        MPI_Info info, Cart_request *request)
+{
+    ALLTOALL_W;
+    return collective("Cart_alltoallw_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}

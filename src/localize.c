@@ -48,6 +48,11 @@ static int has_source(const ctx *c, int i)
     return 1;
 }
 
+static int is_direct(const cc_entry *e)
+{
+    return CC_SLOT_KIND(e->src) == CC_SLOT_SEND && CC_SLOT_KIND(e->dst) == CC_SLOT_RECV;
+}
+
 static int remap(const ctx *c, int slot)
 {
     if (CC_SLOT_KIND(slot) == CC_SLOT_RECV && !has_source(c, CC_SLOT_INDEX(slot)))
@@ -99,18 +104,27 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
             const int *v = s->vecs + (size_t)rd->vec * d;
             const cc_entry *e = s->entries + rd->first;
             cc_lround lr = { r, cc_grid_shift(g, coords, v, +1), cc_grid_shift(g, coords, v, -1),
-                             l->nslots, 0, 0, 0 };
+                             l->nslots, 0, 0, 0, 0, 0 };
+            int last = -1;
             if (lr.send_rank != CC_NONE)
                 for (int j = 0; j < rd->count; j++)
-                    if (exists_at(&c, coords, &e[j], ph->kpos)) l->slots[l->nslots++] = remap(&c, e[j].src);
+                    if (exists_at(&c, coords, &e[j], ph->kpos)) {
+                        l->slots[l->nslots++] = remap(&c, e[j].src);
+                        last = j;
+                    }
             lr.scount = l->nslots - lr.sfirst;
+            lr.sdirect = lr.scount == 1 && is_direct(&e[last]);
             lr.rfirst = l->nslots;
             if (lr.recv_rank != CC_NONE) {
                 cc_grid_coords(g, lr.recv_rank, H);
                 for (int j = 0; j < rd->count; j++)
-                    if (exists_at(&c, H, &e[j], ph->kpos)) l->slots[l->nslots++] = remap(&c, e[j].dst);
+                    if (exists_at(&c, H, &e[j], ph->kpos)) {
+                        l->slots[l->nslots++] = remap(&c, e[j].dst);
+                        last = j;
+                    }
             }
             lr.rcount = l->nslots - lr.rfirst;
+            lr.rdirect = lr.rcount == 1 && is_direct(&e[last]);
             if (!lr.scount) lr.send_rank = CC_NONE;
             if (!lr.rcount) lr.recv_rank = CC_NONE;
             if (lr.send_rank == CC_NONE && lr.recv_rank == CC_NONE) {

@@ -1,1 +1,220 @@
-/* being written */ typedef int cc_placeholder_nbh;
+#include "nbh.h"
+
+#include "errors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const int targets[],
+                   const int weights[])
+{
+    cc_nbh *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    size_t td = (size_t)t * (size_t)d;
+    atomic_init(&n->refs, 1);
+    pthread_mutex_init(&n->lock, NULL);
+    n->d = d;
+    n->t = t;
+    n->dims = malloc(sizeof(int) * (size_t)d);
+    n->periods = malloc(sizeof(int) * (size_t)d);
+    n->coords = malloc(sizeof(int) * (size_t)d);
+    n->raw = malloc(sizeof(int) * (td ? td : 1));
+    n->red = malloc(sizeof(int) * (td ? td : 1));
+    n->dead = malloc((size_t)t + 1);
+    if (weights) n->weights = malloc(sizeof(int) * ((size_t)t + 1));
+    if (!n->dims || !n->periods || !n->coords || !n->raw || !n->red || !n->dead ||
+        (weights && !n->weights)) {
+        cc_nbh_release(n);
+        return NULL;
+    }
+    n->grid.d = d;
+    n->grid.size = 1;
+    for (int k = 0; k < d; k++) {
+        n->dims[k] = dims[k];
+        n->periods[k] = periods[k] != 0;
+        n->grid.size *= dims[k];
+    }
+    n->grid.dims = n->dims;
+    n->grid.periods = n->periods;
+    if (td) memcpy(n->raw, targets, td * sizeof(int));
+    for (int i = 0; i < t; i++)
+        n->dead[i] = (unsigned char)cc_grid_reduce(&n->grid, n->raw + (size_t)i * d, n->red + (size_t)i * d);
+    if (weights && t) memcpy(n->weights, weights, (size_t)t * sizeof(int));
+    n->rank = CC_NONE;
+    return n;
+}
+
+void cc_nbh_place(cc_nbh *n, int rank)
+{
+    n->rank = rank;
+    cc_grid_coords(&n->grid, rank, n->coords);
+}
+
+void cc_nbh_release(cc_nbh *n)
+{
+    if (!n || atomic_fetch_sub(&n->refs, 1) != 1) return;
+    for (int c = 0; c < 3; c++)
+        for (int a = 0; a < 4; a++) {
+            cc_schedule_free(n->sched[c][a]);
+            cc_local_free(n->local[c][a]);
+        }
+    pthread_mutex_destroy(&n->lock);
+    free(n->dims);
+    free(n->periods);
+    free(n->coords);
+    free(n->raw);
+    free(n->red);
+    free(n->dead);
+    free(n->weights);
+    free(n);
+}
+
+cc_nset cc_nbh_nset(const cc_nbh *n)
+{
+    return (cc_nset){ n->d, n->t, n->red, n->dead };
+}
+
+int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule **out)
+{
+    int rc = CC_OK;
+    pthread_mutex_lock(&n->lock);
+    if (!n->sched[collective][algorithm]) {
+        cc_nset ns = cc_nbh_nset(n);
+        rc = cc_schedule_build(&ns, collective, algorithm, &n->sched[collective][algorithm]);
+    }
+    *out = n->sched[collective][algorithm];
+    pthread_mutex_unlock(&n->lock);
+    return rc;
+}
+
+int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out)
+{
+    const cc_schedule *s;
+    int rc = cc_nbh_schedule(n, collective, algorithm, &s);
+    if (rc) return rc;
+    pthread_mutex_lock(&n->lock);
+    if (!n->local[collective][algorithm])
+        rc = cc_localize(s, &n->grid, n->coords, &n->local[collective][algorithm]);
+    *out = n->local[collective][algorithm];
+    pthread_mutex_unlock(&n->lock);
+    return rc;
+}
+
+/* ---- the communicator attribute ---------------------------------------- */
+
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
+static int keyval = MPI_KEYVAL_INVALID;
+/* Set while we duplicate a communicator for private use: the copy must not
+ * carry the neighbourhood (it would get a private communicator of its own). */
+static _Thread_local int making_private;
+
+static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *flag)
+{
+    (void)old;
+    (void)kv;
+    (void)extra;
+    *flag = 0;
+    if (making_private) return MPI_SUCCESS;
+    cc_comm *src = in, *c = calloc(1, sizeof *c);
+    if (!c) return MPI_ERR_NO_MEM;
+    atomic_init(&c->refs, 1);
+    atomic_fetch_add(&src->nbh->refs, 1);
+    c->nbh = src->nbh;
+    c->priv = MPI_COMM_NULL;
+    c->tag_ub = src->tag_ub;
+    *(cc_comm **)out = c;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    (void)comm;
+    (void)kv;
+    (void)extra;
+    cc_comm_release(val);
+    return MPI_SUCCESS;
+}
+
+static void make_keyval(void)
+{
+    if (MPI_Comm_create_keyval(copy_fn, delete_fn, &keyval, NULL) != MPI_SUCCESS) keyval = MPI_KEYVAL_INVALID;
+}
+
+void cc_comm_retain(cc_comm *c) { atomic_fetch_add(&c->refs, 1); }
+
+void cc_comm_release(cc_comm *c)
+{
+    if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
+    if (c->priv != MPI_COMM_NULL) {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Comm_free(&c->priv);
+    }
+    cc_nbh_release(c->nbh);
+    free(c);
+}
+
+int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv)
+{
+    pthread_once(&keyval_once, make_keyval);
+    if (keyval == MPI_KEYVAL_INVALID) return cc_error_code(MPI_ERR_OTHER, "cannot create an MPI attribute key");
+    cc_comm *c = calloc(1, sizeof *c);
+    if (!c) return cc_error_code(MPI_ERR_NO_MEM, "out of memory");
+    atomic_init(&c->refs, 1);
+    c->nbh = nbh;
+    c->priv = priv;
+    void *v;
+    int flag = 0;
+    c->tag_ub = 32767;
+    if (MPI_Comm_get_attr(cart, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag) c->tag_ub = *(int *)v;
+    int rc = MPI_Comm_set_attr(cart, keyval, c);
+    if (rc != MPI_SUCCESS) {
+        free(c);
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who)
+{
+    *out = NULL;
+    if (comm == MPI_COMM_NULL) return cc_error_code(MPI_ERR_COMM, "%s: the communicator is MPI_COMM_NULL", who);
+    int inter = 0;
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return cc_error_code(MPI_ERR_COMM, "%s: the communicator is not valid", who);
+    if (inter) return cc_error_code(MPI_ERR_COMM, "%s: inter-communicators have no Cartesian neighbourhood", who);
+    pthread_once(&keyval_once, make_keyval);
+    void *v = NULL;
+    int flag = 0;
+    if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_get_attr(comm, keyval, &v, &flag);
+    if (!flag)
+        return cc_error_code(MPI_ERR_TOPOLOGY,
+                             "%s: the communicator has no Cartesian neighbourhood (make one with "
+                             "Cart_neighborhood_create)", who);
+    *out = v;
+    return MPI_SUCCESS;
+}
+
+int cc_comm_private(cc_comm *c, MPI_Comm user, MPI_Comm *priv)
+{
+    if (c->priv == MPI_COMM_NULL) {
+        making_private = 1;
+        int rc = MPI_Comm_dup(user, &c->priv);
+        making_private = 0;
+        if (rc != MPI_SUCCESS) {
+            c->priv = MPI_COMM_NULL;
+            return rc;
+        }
+        MPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
+    }
+    *priv = c->priv;
+    return MPI_SUCCESS;
+}
+
+int cc_comm_tag(cc_comm *c)
+{
+    /* Tags 0..7 are kept for set-up exchanges. */
+    unsigned long span = (unsigned long)c->tag_ub - 7;
+    return 8 + (int)(c->seq++ % span);
+}

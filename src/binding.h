@@ -1,0 +1,87 @@
+/* Binding: a local plan plus the buffers, counts and datatypes of one call.
+ *
+ * cc_args is what the user passed; regular, v and w are three ways to
+ * describe block i (cc_args_block), not three code paths.  A binding
+ * resolves every slot a local plan uses to a cc_blk: where the block is,
+ * with which count and datatype MPI sees it, how many bytes its type
+ * signature has, and (when its bytes are contiguous) a pointer for memcpy.
+ * TEMP and TEMP2 slots live in one temporary buffer owned by the binding;
+ * each holds a block with the signature of a receive block, laid out
+ * compactly: the receive type itself when it is contiguous, a contiguous run
+ * of its single basic type when it has one, otherwise the receive type's
+ * own layout. */
+#ifndef CC_BINDING_H
+#define CC_BINDING_H
+
+#include <mpi.h>
+
+#include "localize.h"
+#include "schedule.h"
+
+enum { CC_REGULAR = 0, CC_VECTOR = 1, CC_W = 2 };
+enum { CC_SIDE_SEND = 0, CC_SIDE_RECV = 1 };
+
+typedef struct cc_args {
+    int collective;              /* CC_ALLGATHER or CC_ALLTOALL */
+    int variant;                 /* CC_REGULAR, CC_VECTOR, CC_W */
+    const void *sendbuf;
+    void *recvbuf;
+    int sendcount, recvcount;    /* regular (allgather: sendcount always) */
+    MPI_Datatype sendtype, recvtype;
+    const int *sendcounts, *recvcounts;
+    const int *sdispls, *rdispls;          /* v: in extents */
+    const MPI_Aint *sdisplsw, *rdisplsw;   /* w: in bytes */
+    const MPI_Datatype *sendtypes, *recvtypes;
+} cc_args;
+
+typedef struct cc_blk {
+    char *addr;          /* the datatype's origin */
+    int count;
+    MPI_Datatype type;
+    MPI_Aint bytes;      /* count * type size */
+    char *data;          /* first data byte if the block is contiguous, else NULL */
+} cc_blk;
+
+/* Facts about a committed datatype used for many blocks. */
+typedef struct cc_typeinfo {
+    MPI_Datatype type;
+    MPI_Aint size, lb, extent, true_lb, true_extent;
+    int predefined;
+} cc_typeinfo;
+
+int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti);
+
+/* Number of send blocks of the call (t for alltoall, 1 for allgather). */
+int cc_args_nsend(const cc_args *a, int t);
+
+/* Describe block i of a side.  Returns MPI_SUCCESS or an MPI error class. */
+int cc_args_block(const cc_args *a, int side, int i, cc_blk *out);
+
+typedef struct cc_binding {
+    int t, nsend, ntemp;
+    cc_blk *send, *recv, *temp, *temp2;
+    char *tempbuf;
+    MPI_Datatype *owned;   /* types created for TEMP blocks, freed with the binding */
+    int nowned;
+} cc_binding;
+
+/* Resolve the slots of `l` for the call `a`; `s` gives temp_like.  Returns
+ * MPI_SUCCESS or an MPI error class (MPI_ERR_NO_MEM, MPI_ERR_COUNT, ...). */
+int cc_bind(cc_binding *b, const cc_schedule *s, const cc_local *l, const cc_args *a);
+void cc_binding_free(cc_binding *b);
+
+static inline const cc_blk *cc_binding_slot(const cc_binding *b, int slot)
+{
+    int i = CC_SLOT_INDEX(slot);
+    switch (CC_SLOT_KIND(slot)) {
+    case CC_SLOT_SEND: return &b->send[i < b->nsend ? i : 0];
+    case CC_SLOT_RECV: return &b->recv[i];
+    case CC_SLOT_TEMP: return &b->temp[i];
+    default: return &b->temp2[i];
+    }
+}
+
+/* Bytes of block i of a side, for the cost model (0 if absent). */
+MPI_Aint cc_args_bytes(const cc_args *a, int side, int i);
+
+#endif

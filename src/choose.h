@@ -1,0 +1,39 @@
+/* Automatic choice: the alpha-beta cost model, its calibration, and which
+ * algorithm/executor an operation uses.  Every input of a choice is the same
+ * on all processes (agreed alpha and beta, the schedules of the reduced
+ * neighbourhood, block sizes that the API requires to be equal), so every
+ * process makes the same choice without communication. */
+#ifndef CC_CHOOSE_H
+#define CC_CHOOSE_H
+
+#include <mpi.h>
+
+#include "binding.h"
+#include "nbh.h"
+
+/* This process's alpha/beta: from CARTCOLL_ALPHA/CARTCOLL_BETA, or measured
+ * earlier; *need is set when a measurement is still needed.  Returns
+ * MPI_SUCCESS or an error code (bad environment value), not raised. */
+int cc_model_local(double *alpha, double *beta, int *need);
+
+/* Collective over priv: measure (if `calibrate`) by a short ping-pong, then
+ * agree on alpha and beta (maximum over processes). */
+int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta);
+
+/* Modelled time of schedule s for call a: rounds*alpha + bytes*beta plus a
+ * small per-block handling cost. */
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_args *a);
+
+#define CC_MAX_CANDIDATES 5
+typedef struct cc_candidates {
+    int n;
+    cc_choice c[CC_MAX_CANDIDATES];  /* best modelled first */
+} cc_candidates;
+
+/* What to run for call `a` given the requested choice (CC_AUTO parts are
+ * decided).  Non-persistent operations get one candidate; persistent ones
+ * with something left to auto get every candidate the model does not rule
+ * out, to be timed.  Returns CC_OK or a CC_E* status. */
+int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, cc_candidates *out);
+
+#endif

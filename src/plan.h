@@ -1,0 +1,85 @@
+/* Plans: a bound schedule ready to run over MPI, and the phase engine.
+ *
+ * A plan owns a binding, the MPI description of every message (made by an
+ * executor: derived datatypes over absolute addresses, or staging buffers)
+ * and, for persistent operations, MPI persistent requests.  Running it:
+ * phase by phase, each phase's messages posted together (receives first),
+ * the next phase started once they completed; then the local copies.
+ * Everything a run needs is made when the plan is created; starting and
+ * progressing a persistent plan allocates nothing and creates no MPI
+ * objects. */
+#ifndef CC_PLAN_H
+#define CC_PLAN_H
+
+#include <mpi.h>
+
+#include "binding.h"
+#include "localize.h"
+#include "schedule.h"
+
+/* One half of a round as MPI sees it. */
+typedef struct cc_msg {
+    void *buf;
+    int count;
+    MPI_Datatype type;
+    char *stage;      /* pack executor: the message goes through this staging area */
+} cc_msg;
+
+struct cc_exec;
+
+typedef struct cc_plan {
+    const cc_schedule *sched;
+    const cc_local *local;
+    cc_binding bind;
+    int algorithm, executor, persistent;
+    MPI_Comm comm;
+    int tag;
+    const struct cc_exec *ex;
+    cc_msg *smsg, *rmsg;          /* per local round; count < 0: no message */
+    MPI_Request *reqs;            /* persistent: all, in phase order; else one phase's */
+    int *req_first;               /* persistent: phase p uses reqs[req_first[p] .. req_first[p+1]) */
+    int nreqs;                    /* requests of the phase in flight */
+    int phase;                    /* phase in flight; local->nphases when done */
+    char *stagebuf;               /* pack executor */
+    char *copybuf;                /* local copies between differently typed blocks */
+    MPI_Aint copycap;
+    MPI_Datatype *types;          /* datatypes created for messages */
+    int ntypes, captypes;
+} cc_plan;
+
+typedef struct cc_exec {
+    const char *name;
+    int (*prepare)(cc_plan *p);          /* describe every message (smsg/rmsg) */
+    int (*pack)(cc_plan *p, int phase);  /* before a phase's messages start */
+    int (*unpack)(cc_plan *p, int phase);/* after they completed */
+    void (*release)(cc_plan *p);
+} cc_exec;
+
+extern const cc_exec cc_exec_datatype;
+extern const cc_exec cc_exec_pack;
+
+/* Make a plan for one call: bind, let the executor describe the messages,
+ * create persistent requests when `persistent`.  Returns MPI_SUCCESS or an
+ * error class. */
+int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, const cc_args *a,
+                   int algorithm, int executor, int persistent, MPI_Comm comm, int tag);
+void cc_plan_free(cc_plan *p);
+
+/* Run: start (posts phase 0), test (advances as far as it can without
+ * blocking; *done when everything including local copies finished), wait
+ * (blocks until done). */
+int cc_plan_start(cc_plan *p);
+int cc_plan_test(cc_plan *p, int *done);
+int cc_plan_wait(cc_plan *p);
+
+/* Keep a datatype the plan created (freed with the plan). */
+int cc_plan_own_type(cc_plan *p, MPI_Datatype t);
+
+/* Copy the bytes of block `src` into block `dst` (equal signatures). */
+int cc_blk_copy(const cc_blk *src, const cc_blk *dst, char *scratch, MPI_Aint cap, MPI_Comm comm);
+/* Append block b at buf+*pos / read it from there (pack executor format:
+ * the block's bytes in its type's native representation). */
+int cc_blk_pack(const cc_blk *b, char *buf, MPI_Aint cap, MPI_Aint *pos, MPI_Comm comm);
+int cc_blk_unpack(const cc_blk *b, const char *buf, MPI_Aint cap, MPI_Aint *pos, MPI_Comm comm);
+
+#endif
