@@ -1,0 +1,43 @@
+# Thin wrapper over CMake.
+#   make check   build and test against both Open MPI and MPICH
+#   make demo    build with Open MPI and run the demo (scripts/demo.sh)
+#   make build   build with Open MPI only
+# Build trees: build/openmpi, build/mpich.  Variables: MPIS, BUILD_TYPE, JOBS.
+MPIS       ?= openmpi mpich
+BUILD_TYPE ?= RelWithDebInfo
+JOBS       ?= 2
+BUILD      := build
+
+.PHONY: all build check demo deps fuzz install clean $(addprefix build-,$(MPIS)) $(addprefix check-,$(MPIS))
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+# Configure (once) and build with one MPI: mpicc.<flavour> selects it.
+build-%: deps
+	@test -f $(BUILD)/$*/CMakeCache.txt || \
+	  cmake -S . -B $(BUILD)/$* -DCMAKE_C_COMPILER=mpicc.$* -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCARTCOLL_WERROR=ON
+	cmake --build $(BUILD)/$* -j $(JOBS)
+
+build: build-openmpi
+
+check-%: build-%
+	cd $(BUILD)/$* && ctest --output-on-failure
+
+check: $(addprefix check-,$(MPIS))
+	@scripts/fuzz.sh 20
+	@echo "make check: all tests passed with: $(MPIS)"
+
+demo: build-openmpi
+	@scripts/demo.sh $(BUILD)/openmpi
+
+fuzz:
+	@scripts/fuzz.sh 120
+
+install: build-openmpi
+	cmake --install $(BUILD)/openmpi $(if $(PREFIX),--prefix $(PREFIX))
+
+clean:
+	rm -rf $(BUILD)

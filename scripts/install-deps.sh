@@ -1,0 +1,38 @@
+#!/bin/sh
+# Install what building and testing cartcoll needs, from Debian's packages,
+# when it is missing: both MPIs (side by side), CMake, a C compiler, make,
+# pkg-config and gnuplot (for cartbench plots).  As root it installs; as
+# another user it uses sudo if that needs no password, and otherwise prints
+# the one command to run and fails.
+set -eu
+
+missing=""
+need() { # need <command> <packages...>
+    cmd=$1; shift
+    command -v "$cmd" >/dev/null 2>&1 || missing="$missing $*"
+}
+need mpicc.openmpi libopenmpi-dev
+need mpirun.openmpi openmpi-bin
+need mpicc.mpich libmpich-dev
+need mpiexec.mpich mpich
+need cmake cmake
+need cc gcc
+need make make
+need pkg-config pkg-config
+need gnuplot gnuplot-nox
+
+[ -z "$missing" ] && exit 0
+# shellcheck disable=SC2086
+set -- $(printf '%s\n' $missing | sort -u)
+echo "cartcoll: installing missing packages: $*"
+if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
+else
+    echo "cartcoll: these packages are missing; install them with:" >&2
+    echo "  sudo apt-get install -y $*" >&2
+    exit 1
+fi
