@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXACT_LIMIT (1LL << 26)
+long long cc_order_exact_limit = 1LL << 26;
 
 static size_t at_least1(size_t n) { return n ? n : 1; }
 
@@ -205,7 +205,7 @@ long long cc_order_coords(const cc_coords *c, int order[])
                            byval + (size_t)j * n))
             goto out;
 
-    if (da < 26 && ((long long)1 << da) * da * n <= EXACT_LIMIT) {
+    if (da < 26 && ((long long)1 << da) * da * n <= cc_order_exact_limit) {
         cost = malloc(((size_t)1 << da) * sizeof *cost);
         last = malloc(((size_t)1 << da) * sizeof *last);
         if (!cost || !last) goto out;

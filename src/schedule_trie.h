@@ -28,6 +28,10 @@ int cc_coords_nonzero(const cc_coords *c, int k);
 /* cc_allgather_order on already compressed coordinates. */
 long long cc_order_coords(const cc_coords *c, int order[]);
 
+/* The exact order is computed while 2^d*d*n <= this (2^26); tests lower
+ * it to exercise the heuristic.  Not to be changed by the library. */
+extern long long cc_order_exact_limit;
+
 /* The allgather trie along order[]: perm[0..n) = non-skipped leaves sorted
  * lexicographically by their coordinates taken in order[] (stable, so
  * identical vectors are adjacent in index order), perm[n..t) = skipped
