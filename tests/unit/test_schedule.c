@@ -5,6 +5,7 @@
  * inputs.  Usage: test_schedule [seed]. */
 #include "check.h"
 #include "schedule.h"
+#include "schedule_trie.h"
 #include "stencil_core.h"
 
 #include <limits.h>
@@ -59,6 +60,18 @@ static long long brute_edges(const cc_nset *ns, const int *order)
             e += !dup;
         }
     return e;
+}
+
+/* C_k: distinct non-zero values of coordinate k among non-skipped vectors. */
+static int distinct_nonzero(const cc_nset *ns, int k)
+{
+    int c = 0, d = ns->d;
+    for (int i = 0; i < ns->t; i++) {
+        int x = ns->offs[i * d + k], dup = x == 0 || skipped(ns, i);
+        for (int j = 0; j < i && !dup; j++) dup = !skipped(ns, j) && ns->offs[j * d + k] == x;
+        c += !dup;
+    }
+    return c;
 }
 
 /* Smallest brute_edges over all orders (Heap's algorithm would do; d <= 5
@@ -352,7 +365,40 @@ static void test_random(int ncases)
         for (int k = 0; k < d; k++) perm[k] = k;
         CHECK_EQ(e, brute_edges(&ns, order));
         CHECK_EQ(e, best_edges(&ns, perm, 0));
+
+        /* The heuristic: increasing C_k, ties by index, its edge count. */
+        long long keep = cc_order_exact_limit;
+        cc_order_exact_limit = -1;
+        e = cc_allgather_order(&ns, order);
+        CHECK_EQ(e, brute_edges(&ns, order));
+        for (int k = 1; k < d; k++) {
+            int a = distinct_nonzero(&ns, order[k - 1]), b = distinct_nonzero(&ns, order[k]);
+            CHECK(a < b || (a == b && order[k - 1] < order[k]));
+        }
+        for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
+            for (int alg = CC_COMBINING; alg <= CC_TORUS; alg++) check_stats(&ns, coll, alg);
+        cc_order_exact_limit = keep;
     }
+}
+
+/* Beyond the exact limit without the test hook: 20 active dimensions. */
+static void test_wide(void)
+{
+    enum { D = 20, T = 70 };
+    static int offs[T * D];
+    for (int i = 0; i < T; i++)
+        for (int k = 0; k < D; k++) offs[i * D + k] = (int)rnd(1 + (unsigned)k % 4) - (int)(k % 2);
+    for (int k = 0; k < D; k++) offs[k] = 1; /* every dimension active */
+    cc_nset ns = { D, T, offs, NULL };
+    int order[D];
+    long long e = cc_allgather_order(&ns, order);
+    CHECK_EQ(e, brute_edges(&ns, order));
+    for (int k = 1; k < D; k++) {
+        int a = distinct_nonzero(&ns, order[k - 1]), b = distinct_nonzero(&ns, order[k]);
+        CHECK(a < b || (a == b && order[k - 1] < order[k]));
+    }
+    for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
+        for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++) check_stats(&ns, coll, alg);
 }
 
 int main(int argc, char **argv)
@@ -369,6 +415,7 @@ int main(int argc, char **argv)
     test_huge();
     test_degenerate();
     test_random(3000);
+    test_wide();
     printf("test_schedule: ok\n");
     return 0;
 }

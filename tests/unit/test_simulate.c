@@ -4,6 +4,7 @@
  * so that a failure can be replayed. */
 #include "check.h"
 #include "schedule.h"
+#include "schedule_trie.h"
 #include "simulate.h"
 #include "stencil_core.h"
 
@@ -20,23 +21,29 @@ static unsigned rnd(unsigned n)
 
 static long long ncases, nsims, nvolume;
 
-/* Runs all collectives x algorithms; on failure prints the case and exits. */
+/* Runs all collectives x algorithms, the allgather trees also with the
+ * heuristic dimension order; on failure prints the case and exits. */
 static void run_all(int d, const int *dims, const int *periods, int t, const int *offs, const char *what)
 {
     ncases++;
     for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
-        for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++) {
-            sim_case c = { d, dims, periods, t, offs, coll, alg };
-            sim_result r;
-            char err[512];
-            nsims++;
-            if (sim_run(&c, &r, err, sizeof err)) {
-                fprintf(stderr, "FAILED (%s): %s\n", what, err);
-                sim_print_case(&c);
-                exit(1);
+        for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++)
+            for (int heur = 0; heur <= (coll == CC_ALLGATHER && alg != CC_DIRECT); heur++) {
+                sim_case c = { d, dims, periods, t, offs, coll, alg };
+                sim_result r;
+                char err[512];
+                long long keep = cc_order_exact_limit;
+                if (heur) cc_order_exact_limit = -1;
+                nsims++;
+                int rc = sim_run(&c, &r, err, sizeof err);
+                cc_order_exact_limit = keep;
+                if (rc) {
+                    fprintf(stderr, "FAILED (%s%s): %s\n", what, heur ? ", heuristic order" : "", err);
+                    sim_print_case(&c);
+                    exit(1);
+                }
+                nvolume += r.volume_checked;
             }
-            nvolume += r.volume_checked;
-        }
 }
 
 /* Fixed cases: Moore and von Neumann stencils, seed 002 Figure 2, meshes
