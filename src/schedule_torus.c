@@ -9,6 +9,9 @@
 
 #include <stdlib.h>
 
+/* schedule.c refuses more than 2^29 entries; fail before allocating them. */
+#define MAX_ENTRIES (1LL << 29)
+
 int cc_build_torus_alltoall(const cc_nset *ns, cc_schedule *s)
 {
     int d = ns->d, t = ns->t, rc = CC_OK;
@@ -19,11 +22,16 @@ int cc_build_torus_alltoall(const cc_nset *ns, cc_schedule *s)
         rc = CC_ENOMEM;
         goto out;
     }
+    long long total = 0;
     for (int i = 0; i < t; i++) {
         if (ns->skip && ns->skip[i]) continue;
         const int *v = ns->offs + (size_t)i * d;
         z[i] = 0;
         for (int k = 0; k < d; k++) z[i] += v[k] < 0 ? -(long long)v[k] : v[k];
+        if ((total += z[i]) > MAX_ENTRIES) {
+            rc = CC_ETOOBIG;
+            goto out;
+        }
         tmp[i] = -1;
         if (z[i] >= 2) {
             tmp[i] = cc_sched_temp(s, i);
@@ -99,6 +107,22 @@ int cc_build_torus_allgather(const cc_nset *ns, cc_schedule *s)
     }
     if (cc_order_coords(&c, s->order) < 0 || cc_trie_sort(&c, ns->offs, s->order, s->perm, lvl, zsuf)) {
         rc = CC_ENOMEM;
+        goto out;
+    }
+    /* The volume first: each level-k node travels to its extreme children,
+     * which are its first and last leaves along order[k]. */
+    long long total = 0;
+    for (int k = 0; k < d && total <= MAX_ENTRIES; k++) {
+        int a = s->order[k];
+        cc_trie_ends(lvl, n, k, pend);
+        for (int q = 0; q < n; q++) {
+            if (lvl[q] > k) continue;
+            long long lo = ns->offs[(size_t)s->perm[q] * d + a], hi = ns->offs[(size_t)s->perm[pend[q] - 1] * d + a];
+            total += (lo < 0 ? -lo : 0) + (hi > 0 ? hi : 0);
+        }
+    }
+    if (total > MAX_ENTRIES) {
+        rc = CC_ETOOBIG;
         goto out;
     }
     if (n) stor[0] = CC_SLOT(CC_SLOT_SEND, 0);

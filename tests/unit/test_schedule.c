@@ -306,9 +306,15 @@ static void test_huge(void)
     CHECK(p == 2 && r == 6 && v == 6);
     CHECK_EQ(cc_schedule_stats(&ns, CC_ALLGATHER, CC_DIRECT, &p, &r, &v), CC_OK);
     CHECK(p == 1 && r == 3 && v == 3);
-    /* COMBINING builds fine with such offsets (one round per value). */
+    /* COMBINING builds fine with such offsets (one round per value); TORUS
+     * would need billions of entries and is refused before allocating. */
     check_stats(&ns, CC_ALLTOALL, CC_COMBINING);
     check_stats(&ns, CC_ALLGATHER, CC_COMBINING);
+    cc_schedule dummy, *s = &dummy; /* must be reset to NULL */
+    CHECK_EQ(cc_schedule_build(&ns, CC_ALLTOALL, CC_TORUS, &s), CC_ETOOBIG);
+    CHECK(s == NULL);
+    CHECK_EQ(cc_schedule_build(&ns, CC_ALLGATHER, CC_TORUS, &s), CC_ETOOBIG);
+    CHECK(s == NULL);
 }
 
 static void test_degenerate(void)
