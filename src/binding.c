@@ -61,7 +61,7 @@ static void describe(const cc_args *a, int side, int i, int *count, MPI_Datatype
     }
 }
 
-static int block_with(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti)
+int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti)
 {
     int count, in_ext, rc;
     MPI_Datatype type;
@@ -77,16 +77,16 @@ static int block_with(const cc_args *a, int side, int i, cc_blk *out, cc_typeinf
     return MPI_SUCCESS;
 }
 
-int cc_args_block(const cc_args *a, int side, int i, cc_blk *out)
+int cc_args_recv_bytes(const cc_args *a, int t, MPI_Aint *bytes)
 {
-    cc_typeinfo ti = { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0 };
-    return block_with(a, side, i, out, &ti);
-}
-
-MPI_Aint cc_args_bytes(const cc_args *a, int side, int i)
-{
+    cc_typeinfo ti = CC_TYPEINFO_NONE;
     cc_blk b;
-    return cc_args_block(a, side, i, &b) == MPI_SUCCESS ? b.bytes : 0;
+    for (int i = 0; i < t; i++) {
+        int rc = cc_args_block(a, CC_SIDE_RECV, i, &b, &ti);
+        if (rc != MPI_SUCCESS) return rc;
+        bytes[i] = b.bytes;
+    }
+    return MPI_SUCCESS;
 }
 
 /* ---- compact temporary blocks ------------------------------------------ */
@@ -238,10 +238,10 @@ int cc_bind(cc_binding *b, const cc_schedule *s, const cc_local *l, const cc_arg
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    cc_typeinfo ti = { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0 };
-    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) rc = block_with(a, CC_SIDE_SEND, i, &b->send[i], &ti);
+    cc_typeinfo ti = CC_TYPEINFO_NONE;
+    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) rc = cc_args_block(a, CC_SIDE_SEND, i, &b->send[i], &ti);
     ti.type = MPI_DATATYPE_NULL;
-    for (int i = 0; i < t && rc == MPI_SUCCESS; i++) rc = block_with(a, CC_SIDE_RECV, i, &b->recv[i], &ti);
+    for (int i = 0; i < t && rc == MPI_SUCCESS; i++) rc = cc_args_block(a, CC_SIDE_RECV, i, &b->recv[i], &ti);
     if (rc == MPI_SUCCESS) rc = own_types(b);
     if (rc != MPI_SUCCESS) goto out;
 

@@ -50,12 +50,16 @@ typedef struct cc_typeinfo {
 } cc_typeinfo;
 
 int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti);
+#define CC_TYPEINFO_NONE { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0 }
 
 /* Number of send blocks of the call (t for alltoall, 1 for allgather). */
 int cc_args_nsend(const cc_args *a, int t);
 
-/* Describe block i of a side.  Returns MPI_SUCCESS or an MPI error class. */
-int cc_args_block(const cc_args *a, int side, int i, cc_blk *out);
+/* Describe block i of a side.  `ti` caches the facts of the last datatype
+ * seen (initialise its type to MPI_DATATYPE_NULL); walking blocks in order
+ * with one cache queries each run of equal datatypes once.  Returns
+ * MPI_SUCCESS or an MPI error class. */
+int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti);
 
 typedef struct cc_binding {
     int t, nsend, ntemp;
@@ -81,7 +85,7 @@ static inline const cc_blk *cc_binding_slot(const cc_binding *b, int slot)
     }
 }
 
-/* Bytes of block i of a side, for the cost model (0 if absent). */
-MPI_Aint cc_args_bytes(const cc_args *a, int side, int i);
+/* Bytes of every receive block (t values), for the cost model. */
+int cc_args_recv_bytes(const cc_args *a, int t, MPI_Aint *bytes);
 
 #endif

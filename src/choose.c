@@ -98,37 +98,42 @@ int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta)
     return MPI_SUCCESS;
 }
 
-/* Bytes of the instance an entry carries: receive block perm[lo] (its
- * signature equals the send block's). */
-double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_args *a)
+/* An entry carries an instance of receive block perm[lo] (its signature
+ * equals the send block's). */
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const MPI_Aint *bytes)
 {
-    double bytes = 0;
-    if (a->collective == CC_ALLGATHER || a->variant == CC_REGULAR) {
-        double m = (double)cc_args_bytes(a, CC_SIDE_SEND, 0);
-        bytes = m * (s->nentries + s->ncopies);
-    } else {
-        for (int e = 0; e < s->nentries; e++) bytes += (double)cc_args_bytes(a, CC_SIDE_RECV, s->perm[s->entries[e].lo]);
-    }
-    return s->nrounds * n->alpha + bytes * n->beta + (s->nentries + s->ncopies) * CC_BLOCK_COST;
+    double moved = 0;
+    for (int e = 0; e < s->nentries; e++) moved += (double)bytes[s->perm[s->entries[e].lo]];
+    for (int c = 0; c < s->ncopies; c++) moved += (double)bytes[s->copies[c].leaf];
+    return s->nrounds * n->alpha + moved * n->beta + (s->nentries + s->ncopies) * CC_BLOCK_COST;
 }
 
-int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, cc_candidates *out)
+int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, int reused, cc_candidates *out)
 {
     double cost[4] = { 0 };
     int algs[3], nalg = 0;
     if (want.algorithm != CC_AUTO) {
         algs[nalg++] = want.algorithm;
     } else {
+        MPI_Aint *bytes = malloc(sizeof(MPI_Aint) * (size_t)(n->t ? n->t : 1));
+        if (!bytes || cc_args_recv_bytes(a, n->t, bytes) != MPI_SUCCESS) {
+            free(bytes);
+            return CC_ENOMEM;
+        }
         for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++) {
             const cc_schedule *s;
             int rc = cc_nbh_schedule(n, a->collective, alg, &s);
-            if (rc == CC_ENOMEM) return rc;
+            if (rc == CC_ENOMEM) {
+                free(bytes);
+                return rc;
+            }
             if (rc != CC_OK) continue; /* e.g. too large: not a candidate */
-            cost[alg] = cc_model_cost(n, s, a);
+            cost[alg] = cc_model_cost(n, s, bytes);
             int j = nalg++;
             while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }
             algs[j] = alg;
         }
+        free(bytes);
         if (nalg == 0) return CC_ENOMEM;
         /* Only persistent operations time candidates; keep those the model
          * gives a fair chance. */
@@ -141,11 +146,11 @@ int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, cc_ca
         int alg = algs[i];
         if (want.executor != CC_EXEC_AUTO || alg == CC_DIRECT || !persistent) {
             /* DIRECT messages are the same under both executors. */
-            int ex = want.executor != CC_EXEC_AUTO ? want.executor : CC_EXEC_PACK;
+            int ex = want.executor != CC_EXEC_AUTO ? want.executor : reused ? CC_EXEC_DATATYPE : CC_EXEC_PACK;
             out->c[out->n++] = (cc_choice){ alg, ex };
         } else {
-            out->c[out->n++] = (cc_choice){ alg, CC_EXEC_PACK };
-            if (out->n < CC_MAX_CANDIDATES) out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE };
+            out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE };
+            if (out->n < CC_MAX_CANDIDATES) out->c[out->n++] = (cc_choice){ alg, CC_EXEC_PACK };
         }
         if (out->n >= CC_MAX_CANDIDATES) break;
     }

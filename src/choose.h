@@ -20,9 +20,9 @@ int cc_model_local(double *alpha, double *beta, int *need);
  * agree on alpha and beta (maximum over processes). */
 int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta);
 
-/* Modelled time of schedule s for call a: rounds*alpha + bytes*beta plus a
- * small per-block handling cost. */
-double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_args *a);
+/* Modelled time of schedule s when block i weighs bytes[i] (receive side):
+ * rounds*alpha + bytes moved*beta plus a small per-block handling cost. */
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const MPI_Aint *bytes);
 
 #define CC_MAX_CANDIDATES 5
 typedef struct cc_candidates {
@@ -33,7 +33,11 @@ typedef struct cc_candidates {
 /* What to run for call `a` given the requested choice (CC_AUTO parts are
  * decided).  Non-persistent operations get one candidate; persistent ones
  * with something left to auto get every candidate the model does not rule
- * out, to be timed.  Returns CC_OK or a CC_E* status. */
-int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, cc_candidates *out);
+ * out, to be timed.  The executor, when auto, is the zero-copy datatype
+ * executor for plans that are reused (`reused`: persistent, or cached
+ * because all datatypes are predefined) and the pack executor for plans made
+ * for a single call, which would otherwise pay for derived datatypes each
+ * time.  Returns CC_OK or a CC_E* status. */
+int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, int reused, cc_candidates *out);
 
 #endif

@@ -8,6 +8,7 @@
 #include "errors.h"
 #include "nbh.h"
 #include "plan.h"
+#include "plancache.h"
 #include "request.h"
 
 #include <stdio.h>
@@ -85,45 +86,36 @@ static int check_side(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_ar
     return MPI_SUCCESS;
 }
 
-static int is_named(MPI_Datatype t)
-{
-    int ni, na, nd, comb;
-    return MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
-}
-
-/* Buffers and block sizes, once counts and types are known to be valid. */
+/* Buffers and block sizes, once counts and types are known to be valid:
+ * one pass over the blocks of each side. */
 static int check_blocks(MPI_Comm comm, const char *who, const cc_args *a, const cc_nbh *n)
 {
-    int t = n->t;
-    int nsend = cc_args_nsend(a, t);
-    cc_blk b;
-    for (int side = CC_SIDE_SEND; side <= CC_SIDE_RECV; side++) {
-        int count = side == CC_SIDE_SEND ? nsend : t;
-        const void *buf = side == CC_SIDE_SEND ? a->sendbuf : a->recvbuf;
-        for (int i = 0; i < count; i++) {
-            int rc = cc_args_block(a, side, i, &b);
-            if (rc != MPI_SUCCESS) return cc_error_mpi(comm, rc, who);
-            /* NULL is MPI_BOTTOM: fine with derived types of absolute
-             * addresses, never with a predefined type. */
-            if (!buf && b.bytes > 0 && is_named(b.type))
-                return cc_error(comm, MPI_ERR_BUFFER, "%s: %sbuf is NULL but block %d has %lld bytes", who,
-                                side == CC_SIDE_SEND ? "send" : "recv", i, (long long)b.bytes);
-        }
-    }
-    /* Block i must have one type signature everywhere: locally, the send
-     * block and the receive block agree in size. */
-    for (int i = 0; i < t; i++) {
-        if (n->dead[i]) continue;
-        MPI_Aint s = cc_args_bytes(a, CC_SIDE_SEND, a->collective == CC_ALLTOALL ? i : 0);
-        MPI_Aint r = cc_args_bytes(a, CC_SIDE_RECV, i);
-        if (s != r)
+    int t = n->t, nsend = cc_args_nsend(a, t);
+    cc_typeinfo sti = CC_TYPEINFO_NONE, rti = CC_TYPEINFO_NONE;
+    cc_blk sb, rb;
+    int rc = MPI_SUCCESS;
+    if (nsend == 1) rc = cc_args_block(a, CC_SIDE_SEND, 0, &sb, &sti);
+    for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
+        if (nsend > 1) rc = cc_args_block(a, CC_SIDE_SEND, i, &sb, &sti);
+        if (rc == MPI_SUCCESS) rc = cc_args_block(a, CC_SIDE_RECV, i, &rb, &rti);
+        if (rc != MPI_SUCCESS) break;
+        /* NULL is MPI_BOTTOM: fine with derived types of absolute
+         * addresses, never with a predefined type. */
+        if (!a->sendbuf && sb.bytes > 0 && sti.predefined)
+            return cc_error(comm, MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
+                            nsend > 1 ? i : 0, (long long)sb.bytes);
+        if (!a->recvbuf && rb.bytes > 0 && rti.predefined)
+            return cc_error(comm, MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, i,
+                            (long long)rb.bytes);
+        /* Block i has one type signature everywhere: locally, the send block
+         * and the receive block agree in size. */
+        if (!n->dead[i] && sb.bytes != rb.bytes)
             return cc_error(comm, MPI_ERR_ARG,
-                            "%s: %s has %lld bytes but receive block %d has %lld; block i must have the same "
-                            "type signature on the sending and the receiving side", who,
-                            a->collective == CC_ALLTOALL ? "the send block of that neighbour" : "the send block",
-                            (long long)s, i, (long long)r);
+                            "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
+                            "the same type signature on the sending and the receiving side",
+                            who, nsend > 1 ? i : 0, (long long)sb.bytes, i, (long long)rb.bytes);
     }
-    return MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(comm, rc, who);
 }
 
 static int check_args(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
@@ -157,31 +149,39 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
     cc_nbh *n = cs->nbh;
     if ((rc = check_args(comm, priv, who, a, n)) != MPI_SUCCESS) return rc;
 
-    cc_choice want = n->defaults;
-    if (mode == MODE_PERSISTENT && (rc = cc_options_info(info, &want, who)) != MPI_SUCCESS)
-        return cc_error_raise(comm, rc);
-    cc_candidates cand;
-    if ((rc = cc_choose(n, a, want, mode == MODE_PERSISTENT, &cand)) != CC_OK) return status_error(comm, who, rc);
-
-    int tag = cc_comm_tag(cs), tag2 = cand.n > 1 ? cc_comm_tag(cs) : 0;
+    /* A repeated blocking/non-blocking call reuses its plan. */
+    int cacheable = mode != MODE_PERSISTENT && cc_plancache_eligible(a, n->t);
     cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0;
-    for (int i = 0; i < cand.n; i++) {
-        const cc_schedule *s;
-        const cc_local *l;
-        int st = cc_nbh_schedule(n, a->collective, cand.c[i].algorithm, &s);
-        if (st == CC_OK) st = cc_nbh_local(n, a->collective, cand.c[i].algorithm, &l);
-        if (st != CC_OK) {
-            rc = status_error(comm, who, st);
-            break;
+    int nplans = 0, tag = cc_comm_tag(cs), tag2 = 0;
+    if (cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
+        plans[0]->tag = tag;
+        nplans = 1;
+    } else {
+        cc_choice want = n->defaults;
+        if (mode == MODE_PERSISTENT && (rc = cc_options_info(info, &want, who)) != MPI_SUCCESS)
+            return cc_error_raise(comm, rc);
+        cc_candidates cand;
+        if ((rc = cc_choose(n, a, want, mode == MODE_PERSISTENT, mode == MODE_PERSISTENT || cacheable, &cand)) != CC_OK)
+            return status_error(comm, who, rc);
+        if (cand.n > 1) tag2 = cc_comm_tag(cs);
+        for (int i = 0; i < cand.n; i++) {
+            const cc_schedule *s;
+            const cc_local *l;
+            int st = cc_nbh_schedule(n, a->collective, cand.c[i].algorithm, &s);
+            if (st == CC_OK) st = cc_nbh_local(n, a->collective, cand.c[i].algorithm, &l);
+            if (st != CC_OK) {
+                rc = status_error(comm, who, st);
+                break;
+            }
+            rc = cc_plan_create(&plans[nplans], s, l, a, cand.c[i].algorithm, cand.c[i].executor,
+                                mode == MODE_PERSISTENT, priv, tag);
+            if (rc != MPI_SUCCESS) {
+                rc = cc_error_mpi(comm, rc, who);
+                break;
+            }
+            nplans++;
         }
-        rc = cc_plan_create(&plans[nplans], s, l, a, cand.c[i].algorithm, cand.c[i].executor,
-                            mode == MODE_PERSISTENT, priv, tag);
-        if (rc != MPI_SUCCESS) {
-            rc = cc_error_mpi(comm, rc, who);
-            break;
-        }
-        nplans++;
+        if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
     }
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS) {
@@ -189,7 +189,10 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
         if (rc != MPI_SUCCESS) rc = cc_error_mpi(comm, rc, who);
     }
     if (rc != MPI_SUCCESS) {
-        for (int i = 0; i < nplans; i++) cc_plan_free(plans[i]);
+        for (int i = 0; i < nplans; i++) {
+            if (plans[i]->cached) cc_plancache_release(plans[i]);
+            else cc_plan_free(plans[i]);
+        }
         return rc;
     }
     if (mode == MODE_PERSISTENT) {

@@ -1,6 +1,7 @@
 #include "nbh.h"
 
 #include "errors.h"
+#include "plancache.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,18 @@ static int keyval = MPI_KEYVAL_INVALID;
  * carry the neighbourhood (it would get a private communicator of its own). */
 static _Thread_local int making_private;
 
+static cc_comm *comm_new(cc_nbh *nbh, MPI_Comm priv, int tag_ub)
+{
+    cc_comm *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    atomic_init(&c->refs, 1);
+    pthread_mutex_init(&c->lock, NULL);
+    c->nbh = nbh;
+    c->priv = priv;
+    c->tag_ub = tag_ub;
+    return c;
+}
+
 static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *flag)
 {
     (void)old;
@@ -115,13 +128,9 @@ static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *
     (void)extra;
     *flag = 0;
     if (making_private) return MPI_SUCCESS;
-    cc_comm *src = in, *c = calloc(1, sizeof *c);
+    cc_comm *src = in, *c = comm_new(src->nbh, MPI_COMM_NULL, src->tag_ub);
     if (!c) return MPI_ERR_NO_MEM;
-    atomic_init(&c->refs, 1);
     atomic_fetch_add(&src->nbh->refs, 1);
-    c->nbh = src->nbh;
-    c->priv = MPI_COMM_NULL;
-    c->tag_ub = src->tag_ub;
     *(cc_comm **)out = c;
     *flag = 1;
     return MPI_SUCCESS;
@@ -146,6 +155,8 @@ void cc_comm_retain(cc_comm *c) { atomic_fetch_add(&c->refs, 1); }
 void cc_comm_release(cc_comm *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
+    cc_plancache_clear(c);
+    pthread_mutex_destroy(&c->lock);
     if (c->priv != MPI_COMM_NULL) {
         int finalized = 0;
         MPI_Finalized(&finalized);
@@ -159,17 +170,14 @@ int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv)
 {
     pthread_once(&keyval_once, make_keyval);
     if (keyval == MPI_KEYVAL_INVALID) return cc_error_code(MPI_ERR_OTHER, "cannot create an MPI attribute key");
-    cc_comm *c = calloc(1, sizeof *c);
-    if (!c) return cc_error_code(MPI_ERR_NO_MEM, "out of memory");
-    atomic_init(&c->refs, 1);
-    c->nbh = nbh;
-    c->priv = priv;
     void *v;
-    int flag = 0;
-    c->tag_ub = 32767;
-    if (MPI_Comm_get_attr(cart, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag) c->tag_ub = *(int *)v;
+    int flag = 0, tag_ub = 32767;
+    if (MPI_Comm_get_attr(cart, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag) tag_ub = *(int *)v;
+    cc_comm *c = comm_new(nbh, priv, tag_ub);
+    if (!c) return cc_error_code(MPI_ERR_NO_MEM, "out of memory");
     int rc = MPI_Comm_set_attr(cart, keyval, c);
     if (rc != MPI_SUCCESS) {
+        pthread_mutex_destroy(&c->lock);
         free(c);
         return rc;
     }

@@ -42,12 +42,16 @@ typedef struct cc_nbh {
     cc_local *local[3][4];
 } cc_nbh;
 
+struct cc_plancache;
+
 typedef struct cc_comm {
     atomic_int refs;
     cc_nbh *nbh;
     MPI_Comm priv;            /* MPI_COMM_NULL until first needed (duplicates) */
     unsigned long seq;        /* operations so far: tags */
     int tag_ub;
+    pthread_mutex_t lock;     /* guards the creation of `cache` */
+    struct cc_plancache *cache; /* plans of recent blocking/non-blocking calls */
 } cc_comm;
 
 /* Allocate a neighbourhood for the given (already validated) arguments:

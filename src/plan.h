@@ -45,6 +45,7 @@ typedef struct cc_plan {
     MPI_Aint copycap;
     MPI_Datatype *types;          /* datatypes created for messages */
     int ntypes, captypes;
+    struct cc_cache_entry *cached; /* the plan cache owns this plan (plancache.c) */
 } cc_plan;
 
 typedef struct cc_exec {

@@ -217,7 +217,7 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
         a.sendcount = a.recvcount = 1;
         a.sendtype = a.recvtype = MPI_INT;
         cc_candidates cand;
-        int st = cc_choose(n, &a, (cc_choice){ CC_AUTO, CC_EXEC_AUTO }, 0, &cand);
+        int st = cc_choose(n, &a, (cc_choice){ CC_AUTO, CC_EXEC_AUTO }, 0, 1, &cand);
         if (st != CC_OK) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         algorithm = cand.c[0].algorithm;
     }

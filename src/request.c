@@ -2,6 +2,7 @@
 
 #include "errors.h"
 #include "mpi_compat.h"
+#include "plancache.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,10 @@ void cc_request_destroy(Cart_request r)
         for (int i = 0; i < 2 * r->nrounds; i++)
             if (r->agree[i] != MPI_REQUEST_NULL) MPI_Request_free(&r->agree[i]);
     free(r->agree);
-    for (int i = 0; i < r->ncand; i++) cc_plan_free(r->cand[i]);
+    for (int i = 0; i < r->ncand; i++) {
+        if (r->cand[i] && r->cand[i]->cached) cc_plancache_release(r->cand[i]);
+        else cc_plan_free(r->cand[i]);
+    }
     if (r->cs) cc_comm_release(r->cs);
     free(r);
 }
