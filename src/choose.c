@@ -1,6 +1,7 @@
 #include "choose.h"
 
 #include "errors.h"
+#include "mpi_compat.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -12,9 +13,11 @@
 #define CC_BLOCK_COST 5e-9
 #define CC_DEFAULT_ALPHA 1e-6
 #define CC_DEFAULT_BETA 1e-10
+/* Per-message overhead as a fraction of alpha when it was not measured. */
+#define CC_DEFAULT_OVERHEAD 0.25
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static double measured_alpha = -1, measured_beta = -1;
+static double measured_alpha = -1, measured_beta = -1, measured_overhead = -1;
 
 static int env_number(const char *name, double *out, int *set)
 {
@@ -44,10 +47,13 @@ int cc_model_local(double *alpha, double *beta, int *need)
     return MPI_SUCCESS;
 }
 
-/* Fastest of `reps` round trips of `bytes` with the partner (the lower rank
- * of the pair starts). */
-static double pingpong(MPI_Comm c, int partner, int first, char *buf, int bytes, int reps)
+/* Fastest of `reps` round trips of `bytes` with the partner (the lower
+ * rank of the pair starts). */
+static double pingpong(MPI_Comm c, int partner, char *buf, int bytes, int reps)
 {
+    int first = 0, rank;
+    MPI_Comm_rank(c, &rank);
+    first = rank < partner;
     double best = 1e30;
     for (int i = 0; i < reps; i++) {
         double t = MPI_Wtime();
@@ -64,37 +70,66 @@ static double pingpong(MPI_Comm c, int partner, int first, char *buf, int bytes,
     return best;
 }
 
-int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta)
+/* Fastest of `reps` exchanges of `n` concurrent messages of `bytes` each
+ * way with the partner (what one phase of a schedule does). */
+static double exchange(MPI_Comm c, int partner, char *sbuf, char *rbuf, int bytes, int n, int reps)
+{
+    MPI_Request rq[2 * 16];
+    double best = 1e30;
+    for (int i = 0; i < reps; i++) {
+        double t = MPI_Wtime();
+        for (int j = 0; j < n; j++) {
+            MPI_Irecv(rbuf + (size_t)j * bytes, bytes, MPI_BYTE, partner, 0, c, &rq[2 * j]);
+            MPI_Isend(sbuf + (size_t)j * bytes, bytes, MPI_BYTE, partner, 0, c, &rq[2 * j + 1]);
+        }
+        cc_waitall(2 * n, rq);
+        t = MPI_Wtime() - t;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, double *overhead)
 {
     int rank, size;
     MPI_Comm_rank(priv, &rank);
     MPI_Comm_size(priv, &size);
+    double o = -1;
     if (calibrate) {
-        enum { LARGE = 1 << 16 };
+        enum { LARGE = 1 << 16, BURST = 16 };
         int partner = rank ^ 1;
         double a = -1, b = -1;
         if (partner < size) {
-            char *buf = calloc(LARGE, 1);
-            if (buf) {
-                int first = rank < partner;
-                pingpong(priv, partner, first, buf, 1, 2); /* warm up the path */
-                a = pingpong(priv, partner, first, buf, 1, 8) / 2;
-                double l = pingpong(priv, partner, first, buf, LARGE, 3) / 2;
-                b = l > a ? (l - a) / LARGE : 0;
-                free(buf);
+            char *sbuf = calloc(LARGE, 1), *rbuf = calloc(LARGE, 1);
+            if (sbuf && rbuf) {
+                pingpong(priv, partner, sbuf, 1, 2); /* warm up the path */
+                a = pingpong(priv, partner, sbuf, 1, 8) / 2;
+                double large = pingpong(priv, partner, sbuf, LARGE, 3) / 2;
+                b = large > a ? (large - a) / LARGE : 0;
+                /* Each further concurrent message of a phase. */
+                double one = exchange(priv, partner, sbuf, rbuf, 1, 1, 4);
+                double burst = exchange(priv, partner, sbuf, rbuf, 1, BURST, 4);
+                o = burst > one ? (burst - one) / (BURST - 1) : 0;
             }
+            free(sbuf);
+            free(rbuf);
         }
         pthread_mutex_lock(&lock);
-        if (measured_alpha < 0 && a >= 0) measured_alpha = a, measured_beta = b;
+        if (measured_alpha < 0 && a >= 0) measured_alpha = a, measured_beta = b, measured_overhead = o;
         pthread_mutex_unlock(&lock);
         if (*alpha < 0) *alpha = a;
         if (*beta < 0) *beta = b;
+    } else {
+        pthread_mutex_lock(&lock);
+        o = measured_overhead;
+        pthread_mutex_unlock(&lock);
     }
-    double v[2] = { *alpha, *beta }, r[2];
-    int rc = MPI_Allreduce(v, r, 2, MPI_DOUBLE, MPI_MAX, priv);
+    double v[3] = { *alpha, *beta, o }, r[3];
+    int rc = MPI_Allreduce(v, r, 3, MPI_DOUBLE, MPI_MAX, priv);
     if (rc != MPI_SUCCESS) return rc;
     *alpha = r[0] > 0 ? r[0] : CC_DEFAULT_ALPHA;
     *beta = r[1] > 0 ? r[1] : CC_DEFAULT_BETA;
+    *overhead = r[2] > 0 ? r[2] : *alpha * CC_DEFAULT_OVERHEAD;
     return MPI_SUCCESS;
 }
 
@@ -105,7 +140,8 @@ double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const MPI_Aint *byte
     double moved = 0;
     for (int e = 0; e < s->nentries; e++) moved += (double)bytes[s->perm[s->entries[e].lo]];
     for (int c = 0; c < s->ncopies; c++) moved += (double)bytes[s->copies[c].leaf];
-    return s->nrounds * n->alpha + moved * n->beta + (s->nentries + s->ncopies) * CC_BLOCK_COST;
+    return s->nphases * n->alpha + s->nrounds * n->overhead + moved * n->beta +
+           (s->nentries + s->ncopies) * CC_BLOCK_COST;
 }
 
 int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, int reused, cc_candidates *out)

@@ -16,12 +16,17 @@
  * MPI_SUCCESS or an error code (bad environment value), not raised. */
 int cc_model_local(double *alpha, double *beta, int *need);
 
-/* Collective over priv: measure (if `calibrate`) by a short ping-pong, then
- * agree on alpha and beta (maximum over processes). */
-int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta);
+/* Collective over priv: measure (if `calibrate`) with a few exchanges
+ * between pairs of processes -- one message (alpha: the latency of a
+ * phase), a burst of concurrent messages (the overhead of each further
+ * message in a phase), a large message (beta) -- then agree on the three
+ * (maximum over processes). */
+int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, double *overhead);
 
 /* Modelled time of schedule s when block i weighs bytes[i] (receive side):
- * rounds*alpha + bytes moved*beta plus a small per-block handling cost. */
+ * phases*alpha + rounds*overhead + bytes moved*beta plus a small per-block
+ * handling cost.  Rounds of one phase overlap, phases do not; with
+ * overhead = alpha this is seed 002's C*alpha + V*m*beta. */
 double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const MPI_Aint *bytes);
 
 #define CC_MAX_CANDIDATES 5

@@ -182,6 +182,14 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
             nplans++;
         }
         if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
+        if (rc == MPI_SUCCESS && cc_verbose() && n->rank == 0) {
+            fprintf(stderr, "cartcoll: %s:", who);
+            for (int i = 0; i < nplans; i++)
+                fprintf(stderr, "%s %s/%s (%d rounds)", i ? "," : (nplans > 1 ? " timing" : ""),
+                        cc_algorithm_name(plans[i]->algorithm), cc_executor_name(plans[i]->executor),
+                        plans[i]->sched->nrounds);
+            fprintf(stderr, "\n");
+        }
     }
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS) {

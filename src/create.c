@@ -100,7 +100,7 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
      * no process is left waiting. */
     cc_choice defaults;
     cc_nbh *nbh = NULL;
-    double alpha = 0, beta = 0;
+    double alpha = 0, beta = 0, overhead = 0;
     int need_calibration = 0;
     int err = check_args(comm, d, dims, periods, t, targets, weights, cartcomm);
     if (err == MPI_SUCCESS) err = cc_options_env(&defaults);
@@ -167,10 +167,11 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
     nbh->defaults = defaults;
     rc = MPI_Comm_dup(cart, &priv);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS) rc = cc_model_agree(priv, (int)f[F_CALIB], &alpha, &beta);
+    if (rc == MPI_SUCCESS) rc = cc_model_agree(priv, (int)f[F_CALIB], &alpha, &beta, &overhead);
     if (rc == MPI_SUCCESS) {
         nbh->alpha = alpha;
         nbh->beta = beta;
+        nbh->overhead = overhead;
         rc = cc_comm_attach(cart, nbh, priv);
     }
     if (rc != MPI_SUCCESS) {
@@ -179,6 +180,9 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
         cc_nbh_release(nbh);
         return cc_error_mpi(comm, rc, "Cart_neighborhood_create (setting up the communicator)");
     }
+    if (cc_verbose() && rank == 0)
+        fprintf(stderr, "cartcoll: %s: t=%d, d=%d, alpha=%.3g s, overhead=%.3g s, beta=%.3g s/byte%s\n", WHO, t,
+                d, alpha, overhead, beta, f[F_CALIB] ? " (measured)" : "");
     *cartcomm = cart;
     return MPI_SUCCESS;
 }

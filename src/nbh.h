@@ -36,7 +36,8 @@ typedef struct cc_nbh {
     unsigned char *dead;      /* t: never reaches a process (mesh) */
     int *weights;             /* t, or NULL: unweighted */
     cc_choice defaults;       /* from create's info / the environment */
-    double alpha, beta;       /* agreed latency [s] and time per byte [s] */
+    double alpha, beta;       /* agreed latency of a phase [s] and time per byte [s] */
+    double overhead;          /* agreed cost of each further message in a phase [s] */
     pthread_mutex_t lock;     /* guards the lazily built tables below */
     cc_schedule *sched[3][4]; /* [collective][algorithm], on reduced offsets */
     cc_local *local[3][4];

@@ -13,6 +13,12 @@ static const char *const exec_names[] = { "auto", "datatype", "pack" };
 const char *cc_algorithm_name(int a) { return a >= 0 && a <= CC_TORUS ? alg_names[a] : "?"; }
 const char *cc_executor_name(int e) { return e >= 0 && e <= CC_EXEC_PACK ? exec_names[e] : "?"; }
 
+int cc_verbose(void)
+{
+    const char *v = getenv("CARTCOLL_VERBOSE");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 static int lookup(const char *v, const char *const *names, int n)
 {
     for (int i = 0; i < n; i++)

@@ -25,6 +25,9 @@ int cc_options_env(cc_choice *out);
  * (class MPI_ERR_ARG or MPI_ERR_INFO) with the sentence, not raised. */
 int cc_options_info(MPI_Info info, cc_choice *inout, const char *who);
 
+/* CARTCOLL_VERBOSE set (and not 0): report decisions on stderr. */
+int cc_verbose(void);
+
 const char *cc_algorithm_name(int algorithm);
 const char *cc_executor_name(int executor);
 

@@ -4,6 +4,7 @@
 #include "mpi_compat.h"
 #include "plancache.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,6 +102,13 @@ static void settle(Cart_request r)
     for (int i = 1; i < r->ncand; i++)
         if (r->sbuf[i] < r->sbuf[best]) best = i;
     r->plan = r->cand[best];
+    if (cc_verbose() && r->cs->nbh->rank == 0) {
+        fprintf(stderr, "cartcoll: %s tuned:", r->who);
+        for (int i = 0; i < r->ncand; i++)
+            fprintf(stderr, " %s/%s %.1f us%s", cc_algorithm_name(r->cand[i]->algorithm),
+                    cc_executor_name(r->cand[i]->executor), r->sbuf[i] * 1e6, i == best ? " (chosen)" : "");
+        fprintf(stderr, "\n");
+    }
     for (int i = 0; i < r->ncand; i++)
         if (i != best) cc_plan_free(r->cand[i]);
     r->cand[0] = r->plan;
