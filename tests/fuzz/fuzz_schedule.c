@@ -3,8 +3,8 @@
  * failure aborts.  Build and run with scripts/fuzz.sh.
  *
  * Layout (missing bytes read as 0): d (0..4), per dimension a size (1..4)
- * and a period bit, t (0..40), then t*d coordinates: mostly in [-7, 7]
- * (beyond the grid), a few huge values. */
+ * and a period bit, t (0..40), then t*d coordinates: within the grid,
+ * in [-7, 7] (beyond it) or huge, see coordinate(). */
 #include "schedule.h"
 #include "schedule_trie.h"
 #include "simulate.h"
@@ -24,11 +24,15 @@ typedef struct reader {
 
 static unsigned byte(reader *r) { return r->at < r->n ? r->p[r->at++] : 0; }
 
-static int coordinate(reader *r)
+/* Half of the byte values give a coordinate that reaches a process on a
+ * dimension of size p (|c| < p: the long hops that exercise the TORUS
+ * transits), most others [-7, 7], a few huge ones. */
+static int coordinate(reader *r, int p)
 {
     static const int huge[] = { INT_MIN, INT_MAX, -1000000007, 1000000007, 64, -64, 17, -17 };
     unsigned b = byte(r);
     if (b >= 248) return huge[b - 248];
+    if (b < 128) return (int)(b % (2u * (unsigned)p - 1)) - (p - 1);
     return (int)(b % 15) - 7;
 }
 
@@ -42,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         periods[k] = (int)(b >> 7 & 1);
     }
     int t = (int)(byte(&r) % 41);
-    for (int i = 0; i < t * d; i++) offs[i] = coordinate(&r);
+    for (int i = 0; i < t * d; i++) offs[i] = coordinate(&r, dims[i % d]);
     /* The allgather trees also with the heuristic dimension order. */
     for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
         for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++)

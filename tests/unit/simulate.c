@@ -90,6 +90,58 @@ static int slot_index(const sim *m, const proc *p, int ref)
     }
 }
 
+/* A slot reference of the global schedule (no TEMP2) within range. */
+static int global_slot_ok(const sim *m, int ref)
+{
+    int i = CC_SLOT_INDEX(ref);
+    switch (CC_SLOT_KIND(ref)) {
+    case CC_SLOT_SEND: return i >= 0 && i < m->nsend;
+    case CC_SLOT_RECV: return i >= 0 && i < m->t;
+    case CC_SLOT_TEMP: return i >= 0 && i < m->s->ntemp;
+    default: return 0;
+    }
+}
+
+/* On a periodic grid large enough that nothing is reduced, every entry
+ * exists at every process, so the slot rules must hold for the schedule
+ * as a whole: within a phase no slot is written twice or both read and
+ * written.  Checked here because small grids may hide a violation. */
+static int check_phase_slots(sim *m)
+{
+    const cc_schedule *s = m->s;
+    int n = m->nsend + m->t + s->ntemp, rc = 0;
+    int *rd = calloc((size_t)n + 1, sizeof(int)), *wr = calloc((size_t)n + 1, sizeof(int));
+    if (!rd || !wr) {
+        free(rd);
+        free(wr);
+        return fail(m, "out of memory");
+    }
+    for (int p = 0; p < s->nphases && !rc; p++) {
+        const cc_phase *ph = &s->phases[p];
+        int e0 = s->rounds[ph->first].first;
+        const cc_round *lr = &s->rounds[ph->first + ph->count - 1];
+        int e1 = lr->first + lr->count;
+        for (int pass = 0; pass < 2 && !rc; pass++)
+            for (int e = e0; e < e1 && !rc; e++) {
+                int ref = pass ? s->entries[e].dst : s->entries[e].src, kind = CC_SLOT_KIND(ref);
+                int x = CC_SLOT_INDEX(ref) + (kind == CC_SLOT_SEND ? 0 : kind == CC_SLOT_RECV ? m->nsend : m->nsend + m->t);
+                if (pass == 0) {
+                    rd[x] = p + 1;
+                } else if (wr[x] == p + 1) {
+                    rc = fail(m, "phase %d: slot (kind %d index %d) is the destination of two entries", p, kind,
+                              CC_SLOT_INDEX(ref));
+                } else if (rd[x] == p + 1) {
+                    rc = fail(m, "phase %d: slot (kind %d index %d) is read and written", p, kind, CC_SLOT_INDEX(ref));
+                } else {
+                    wr[x] = p + 1;
+                }
+            }
+    }
+    free(rd);
+    free(wr);
+    return rc;
+}
+
 /* Checks of the global schedule that do not need a grid. */
 static int check_schedule(sim *m, const unsigned char *skip, const int *red)
 {
@@ -146,9 +198,8 @@ static int check_schedule(sim *m, const unsigned char *skip, const int *red)
                 int sk = CC_SLOT_KIND(en->src), dk = CC_SLOT_KIND(en->dst);
                 if (sk == CC_SLOT_TEMP2 || dk == CC_SLOT_TEMP2 || dk == CC_SLOT_SEND)
                     return fail(m, "entry %d: bad slot kinds", e);
-                if ((sk == CC_SLOT_TEMP && CC_SLOT_INDEX(en->src) >= s->ntemp) ||
-                    (dk == CC_SLOT_TEMP && CC_SLOT_INDEX(en->dst) >= s->ntemp))
-                    return fail(m, "entry %d: TEMP index beyond ntemp", e);
+                if (!global_slot_ok(m, en->src) || !global_slot_ok(m, en->dst))
+                    return fail(m, "entry %d: slot index out of range", e);
                 if (m->c->algorithm == CC_DIRECT && (en->moved != 0 || ph->kpos != 0))
                     return fail(m, "entry %d: direct entry with moved/kpos", e);
                 const int *lead = red + (size_t)s->perm[en->lo] * d;
@@ -163,11 +214,12 @@ static int check_schedule(sim *m, const unsigned char *skip, const int *red)
         }
     }
     if (r != s->nrounds || e != s->nentries) return fail(m, "rounds/entries not covered by phases");
+    if (check_phase_slots(m)) return 1;
     for (int j = 0; j < s->ncopies; j++) {
         const cc_copy *cp = &s->copies[j];
         if (cp->leaf < 0 || cp->leaf >= t || skip[cp->leaf]) return fail(m, "copy %d: bad leaf", j);
         if (cp->dst != CC_SLOT(CC_SLOT_RECV, cp->leaf)) return fail(m, "copy %d: dst is not RECV(leaf)", j);
-        if (CC_SLOT_KIND(cp->src) == CC_SLOT_TEMP2) return fail(m, "copy %d: TEMP2 source", j);
+        if (!global_slot_ok(m, cp->src)) return fail(m, "copy %d: bad source slot", j);
         for (int j2 = 0; j2 < s->ncopies; j2++)
             if (s->copies[j2].src == cp->dst) return fail(m, "copy %d: its dst is the source of copy %d", j, j2);
     }
