@@ -158,11 +158,8 @@ int Cart_waitall(int count, Cart_request requests[])
             }
         }
         if (pending == 0) break;
-        if (pending == 1 && last && cc_progress_count() <= 1) {
-            drive(last);
-        } else {
-            cc_progress_others(NULL);
-        }
+        if (pending == 1 && last) drive(last); /* advances everything else too */
+        else cc_progress_others(NULL);
     }
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < count; i++) {

@@ -39,30 +39,20 @@ void cc_progress_remove(Cart_request r)
 int cc_progress_others(Cart_request self)
 {
     pthread_mutex_lock(&lock);
-    int others = count - (self && self->listed);
-    if (others == 0) {
-        pthread_mutex_unlock(&lock);
-        return 0;
-    }
+    int active = 0;
     /* Advance under the list lock: requests cannot leave the list (and be
      * freed) meanwhile; a request another thread is advancing is skipped.
      * Errors stay with the request and surface when its owner completes it. */
     for (Cart_request r = head; r; r = r->next) {
-        if (r == self || !cc_request_trylock(r)) continue;
-        if (r->state == CC_REQ_ACTIVE) {
+        if (r == self || r->state != CC_REQ_ACTIVE) continue;
+        if (cc_request_trylock(r)) {
             int done = 0;
             (void)cc_request_advance(r, &done);
+            cc_request_unlock(r);
+            if (done) continue;
         }
-        cc_request_unlock(r);
+        active++;
     }
     pthread_mutex_unlock(&lock);
-    return others;
-}
-
-int cc_progress_count(void)
-{
-    pthread_mutex_lock(&lock);
-    int n = count;
-    pthread_mutex_unlock(&lock);
-    return n;
+    return active;
 }

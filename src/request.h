@@ -65,11 +65,9 @@ void cc_request_destroy(Cart_request r);
 /* Progress list (progress.c). */
 void cc_progress_add(Cart_request r);
 void cc_progress_remove(Cart_request r);
-/* Advance every other listed request that no other thread is advancing;
- * returns how many other requests are listed. */
+/* Advance every other active request that no other thread is advancing;
+ * returns how many other requests are still active. */
 int cc_progress_others(Cart_request self);
-/* Number of listed (active or finished but not yet completed) requests. */
-int cc_progress_count(void);
 
 /* Exclusive access to a request's progress. */
 static inline int cc_request_trylock(Cart_request r) { return !atomic_flag_test_and_set(&r->busy); }
