@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 {
     unsigned long long seed = argc > 1 ? strtoull(argv[1], NULL, 0)
                                        : (unsigned long long)time(NULL) ^ ((unsigned long long)clock() << 20);
-    long long n = argc > 2 ? atoll(argv[2]) : 20000;
+    long long n = argc > 2 ? atoll(argv[2]) : 10000;
     printf("test_simulate: seed %llu (replay: test_simulate %llu %lld)\n", seed, seed, n);
     fflush(stdout);
     rng_state = seed;
