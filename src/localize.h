@@ -17,11 +17,13 @@ typedef struct cc_lround {
     int send_rank, recv_rank;  /* CC_NONE: that half of the round is absent */
     int sfirst, scount;        /* slots[sfirst ..]: what is sent, in order */
     int rfirst, rcount;        /* slots[rfirst ..]: where received blocks go */
-    /* The message is one block going from the sender's send buffer straight
-     * into its final receive block (a DIRECT exchange, a one-hop block
-     * alone in its round): executors send it with the user's datatypes, on
-     * both sides, without staging.  A property of the entry, so sender and
-     * receiver agree. */
+    /* The message is one block taken from the sender's send buffer and
+     * stored in the receiver's receive block for that index (a DIRECT
+     * exchange, or the first hop of a block alone in its round; the receive
+     * block may be scratch on the way, or TEMP2 on a mesh, which has the
+     * receive block's signature).  Executors send it with the user's
+     * datatypes on both sides, without staging.  A property of the entry, so
+     * sender and receiver agree. */
     unsigned char sdirect, rdirect;
 } cc_lround;
 

@@ -106,7 +106,11 @@ typedef struct cc_schedule {
     int cap_[6];      /* private: allocated lengths, for schedule.c */
 } cc_schedule;
 
-/* Build the schedule of `algorithm` (CC_DIRECT, CC_COMBINING, CC_TORUS) for
+/* DIRECT sends every block straight to its target, one message per distinct
+ * non-zero vector (blocks with equal vectors share it; allgather sends its
+ * block once per distinct vector and the receiver copies it to the repeats).
+ *
+ * Build the schedule of `algorithm` (CC_DIRECT, CC_COMBINING, CC_TORUS) for
  * `collective`.  O(t*d) time and memory for DIRECT and COMBINING (the exact
  * allgather dimension order costs O(2^d*d*t) and is used while that is
  * small), O(sum_i |N_i|_1 + t*d) for TORUS.  Returns CC_OK, CC_ENOMEM or
@@ -145,6 +149,12 @@ int cc_sched_entry(cc_schedule *s, int src, int dst, int lo, int hi, int moved);
 int cc_sched_copy(cc_schedule *s, int src, int dst, int leaf);
 int cc_sched_temp(cc_schedule *s, int like);                 /* returns new TEMP index or CC_ENOMEM */
 void cc_sched_finish(cc_schedule *s);                        /* drops empty rounds and phases */
+
+/* Classes of equal offset vectors (schedule_direct.c): cls[i] is the class
+ * of block i (numbered by first occurrence, -1 for skipped blocks), first[c]
+ * the first block of class c.  Returns the number of classes or CC_ENOMEM.
+ * O(t*d) expected (hashing). */
+int cc_vector_classes(const cc_nset *ns, int *cls, int *first);
 
 /* Counting sort of the indices idx[0..n) by key[idx] in [0, nkeys):
  * stable; out must hold n ints. */
