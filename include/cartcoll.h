@@ -169,19 +169,27 @@ int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int rel
 
 /* Cart_schedule_stats - properties of the schedule of `algorithm` for
  * `collective` (CART_ALLGATHER or CART_ALLTOALL) on this neighbourhood:
- * the number of communication phases, the rounds (combined messages sent per
- * process per operation) and the volume (blocks sent per process per
- * operation, counting forwarding).  Computed from the neighbourhood alone,
- * as if the grid were large enough that no offset wraps, so they reproduce
- * Table 1 of seed 002 (DIRECT: t' rounds and volume for the t' non-zero
- * vectors; COMBINING alltoall: sum_k C_k rounds, volume sum_i z_i; COMBINING
- * allgather: sum_k C_k rounds, volume = edges of the allgather tree;
- * TORUS: D rounds, volume sum_i |N_i|_1 for alltoall, edges*hops of the
- * shared hop-by-hop trie for allgather).  CART_ALGORITHM_AUTO reports the
- * algorithm the library would pick for a block of one int.  Any of the
- * output pointers may be NULL.  Local (the first query of a schedule builds
- * it).  On a small grid, execution uses offsets reduced modulo the grid,
- * which can only lower the rounds and volume. */
+ * the number of communication phases (rounds of one phase run concurrently),
+ * the rounds (combined messages sent per process per operation) and the
+ * volume (blocks sent per process per operation, counting forwarding).
+ * Computed from the neighbourhood alone, as if the grid were large enough
+ * that no offset wraps, so they reproduce Table 1 of seed 002:
+ *   DIRECT     1 phase; one round per distinct non-zero vector; volume: the
+ *              non-zero blocks (alltoall) or the rounds (allgather);
+ *   COMBINING  one phase per dimension used; sum_k C_k rounds (C_k distinct
+ *              non-zero k-th coordinates); volume sum_i z_i (z_i non-zero
+ *              coordinates of N[i]) for alltoall, the non-zero edges of the
+ *              allgather tree for allgather (the tree's dimension order is
+ *              chosen to minimise them);
+ *   TORUS      D = sum_k (max positive + max negative k-th coordinate)
+ *              rounds, hop by hop; volume sum_i |N_i|_1 for alltoall, the
+ *              hops of the shared prefix trie for allgather.
+ * CART_ALGORITHM_AUTO reports the algorithm the library would pick for a
+ * block of one int.  Any of the output pointers may be NULL.  Local (the
+ * first query of a schedule builds it).  On a small grid execution uses
+ * offsets reduced modulo the grid, which can only lower rounds and volume.
+ * Errors: MPI_ERR_TOPOLOGY, MPI_ERR_ARG (unknown collective or algorithm),
+ * MPI_ERR_COUNT (a figure exceeds an int). */
 int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm,
                         int *phases, int *rounds, int *volume);
 
