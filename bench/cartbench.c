@@ -125,7 +125,7 @@ typedef struct {
     int *ms, nm;
     int ops[NOPS], nops;
     int vsel[MAXVAR], nvar; /* indices into allvar, baseline first */
-    int reps, warmup, mesh, irregular, progress, calibrate, tolerate_mpi;
+    int reps, warmup, mesh, irregular, progress, calibrate, tolerate_mpi, summary;
     double max_mib, conf;
     const char *csv, *plot, *markdown;
 } options;
@@ -192,6 +192,8 @@ static void usage(FILE *f)
 "                     speed-up vs MPI, one pair of panels per neighbourhood and\n"
 "                     collective; the script and data are kept as FILE.gp and\n"
 "                     FILE.dat (without .png); without gnuplot only those are written\n"
+"  --summary          end with a matrix of speed-ups: a line per neighbourhood\n"
+"                     and variant, a column per collective and block size\n"
 "  --progress         progress bar on stderr (default: only if stderr is a tty)\n"
 "  --no-progress      never\n"
 "  --calibrate        only measure latency alpha and time per byte beta with a\n"
@@ -373,6 +375,8 @@ static int parse_options(int argc, char **argv, options *o)
             o->progress = 1;
         } else if (!strcmp(a, "--no-progress")) {
             o->progress = 0;
+        } else if (!strcmp(a, "--summary")) {
+            o->summary = 1;
         } else if (!strcmp(a, "--tolerate-mpi")) {
             o->tolerate_mpi = 1;
         } else if (!strcmp(a, "--inject-fault")) {
@@ -1039,7 +1043,7 @@ static int write_csv(const char *path, const options *o)
         const row *r = &rows[i];
         const variant *v = &allvar[r->var];
         int timed = timed_check(r->check);
-        fprintf(f, "\"%s\",%d,%s,%d,%d,%s,%d,%s,%s,%s,%s,%s,%d,%d,%lld,", lib, world_size, r->nbh, r->d, r->t, r->dims,
+        fprintf(f, "\"%s\",%d,\"%s\",%d,%d,%s,%d,%s,%s,%s,%s,%s,%d,%d,%lld,", lib, world_size, r->nbh, r->d, r->t, r->dims,
                 !o->mesh, op_name[r->op], v->name, v->mpi ? "mpi" : form_name[v->form],
                 v->mpi ? form_name[v->form] : alg_name[v->alg], v->mpi ? "-" : ex_name[v->ex], r->m,
                 o->irregular && (r->op == OP_ALLTOALLV || r->op == OP_ALLTOALLW), r->bytes);
@@ -1208,6 +1212,43 @@ static int write_plot(const char *png, const options *o)
     free(dat);
     free(gp);
     return rc;
+}
+
+/* Speed-ups as a matrix: a line per neighbourhood and variant, a column per
+ * collective and block size. */
+static void print_summary(const options *o)
+{
+    printf("\nspeed-up over the MPI baseline (median MPI time / median time; > 1: faster than MPI)\n");
+    printf("%-*s %6s  %-24s", namew, "neighbourhood", "t", "variant");
+    for (int a = 0; a < o->nops; a++)
+        for (int b = 0; b < o->nm; b++) {
+            char h[64];
+            snprintf(h, sizeof h, "%s%s m=%d", b ? "" : "| ", op_name[o->ops[a]], o->ms[b]);
+            printf(" %*s", b ? 7 : 9 + (int)strlen(op_name[o->ops[a]]), b ? h + strlen(op_name[o->ops[a]]) + 1 : h);
+        }
+    printf("\n");
+    for (int i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        if (allvar[r->var].mpi && allvar[r->var].form == F_BLOCKING) continue;
+        int first = 1; /* first row of this (neighbourhood, variant)? */
+        for (int j = 0; j < i && first; j++) first = !(rows[j].inbh == r->inbh && rows[j].var == r->var);
+        if (!first) continue;
+        printf("%-*s %6d  %-24s", namew, r->nbh, r->t, allvar[r->var].name);
+        for (int a = 0; a < o->nops; a++)
+            for (int b = 0; b < o->nm; b++) {
+                char cell[32] = "-";
+                for (int j = i; j < nrows; j++) {
+                    const row *q = &rows[j];
+                    if (q->inbh == r->inbh && q->var == r->var && q->op == o->ops[a] && q->m == o->ms[b]) {
+                        if (q->speedup > 0) snprintf(cell, sizeof cell, "%.2f%s", q->speedup, q->check == CHK_OK ? "" : "!");
+                        break;
+                    }
+                }
+                printf(" %*s", b ? 7 : 9 + (int)strlen(op_name[o->ops[a]]), cell);
+            }
+        printf("\n");
+    }
+    printf("(! = the row's check was not OK)\n");
 }
 
 /* ---- Progress ---------------------------------------------------------- */
@@ -1555,6 +1596,7 @@ int main(int argc, char **argv)
         if (o.csv && write_csv(o.csv, &o)) failed = 1;
         if (o.markdown && write_markdown(o.markdown)) failed = 1;
         if (o.plot && write_plot(o.plot, &o)) failed = 1;
+        if (o.summary) print_summary(&o);
         int nfail = 0;
         int nbad = 0;
         for (int i = 0; i < nrows; i++) {
