@@ -11,7 +11,15 @@ set -eu
 build=${1:-build/openmpi}
 out="$(dirname "$build")/demo"
 mkdir -p "$out"
+if [ ! -x "$build/bench/cartbench" ] || [ ! -x "$build/examples/heat2d" ]; then
+    echo "demo: $build has no cartbench/examples: build it first (make build, or cmake --build $build)" >&2
+    exit 1
+fi
 launcher=$(grep '^CARTCOLL_MPIEXEC:' "$build/CMakeCache.txt" | cut -d= -f2)
+if [ -z "$launcher" ]; then
+    echo "demo: no MPI launcher (CARTCOLL_MPIEXEC) in $build/CMakeCache.txt" >&2
+    exit 1
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 np=4
 
