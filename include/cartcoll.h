@@ -331,18 +331,28 @@ int Cart_request_free(Cart_request *request);
 /* ------------------------------------------------------------------------
  * Automatic choice (cartcoll_algorithm = auto, the default)
  *
- * With a latency alpha and a time per byte beta, an algorithm whose executed
- * schedule has R rounds and moves V bytes per process is modelled as
- * R*alpha + V*beta, DIRECT as t'*(alpha + m*beta); auto picks the cheapest
- * (seed 002 sec. 3.1: combining wins for m < (alpha/beta)(t-C)/(V-t)).
- * alpha and beta are measured once per process, at the first
- * Cart_neighborhood_create, by a short ping-pong, and agreed among the
- * processes (maximum) so that all pick the same; CARTCOLL_ALPHA and
- * CARTCOLL_BETA (seconds, seconds per byte) override the measurement.
- * Blocking and non-blocking calls use the pack executor unless told
- * otherwise.  Persistent requests (auto) plan every candidate the model does
- * not rule out, time each during the first starts, agree on the fastest
- * (slowest process counts) with one small reduction, then use only it.
+ * An executed schedule with P phases (whose rounds run concurrently), R
+ * rounds (messages) and V bytes sent per process is modelled as
+ *     P*alpha + R*o + V*beta   (+ a few ns per block handled)
+ * with alpha the latency of a phase, o the cost of each further message in
+ * a phase and beta the time per byte; with o = alpha this is seed 002 sec.
+ * 3.1 (combining wins for m < (alpha/beta)(t-C)/(V-t)).  Schedules are those
+ * of the neighbourhood reduced for the grid (on 4 processes a 5-dimensional
+ * neighbourhood talks to 3 peers).  auto chooses between DIRECT (one message
+ * per distinct peer, one phase) and COMBINING; TORUS never wins under this
+ * model and is only used when forced (for networks where only neighbour
+ * links are cheap).  alpha, o and beta are measured once per process at the
+ * first Cart_neighborhood_create (ping-pong, a burst of messages, a large
+ * message between pairs of processes) and agreed among the processes
+ * (maximum) so that all pick the same; CARTCOLL_ALPHA and CARTCOLL_BETA
+ * (seconds, seconds per byte) override the measurement (o is then alpha/4).
+ * Executor: the zero-copy datatype executor for plans that are reused --
+ * persistent requests, and blocking/non-blocking calls repeated with the
+ * same buffers, counts and predefined datatypes (their plans are cached) --
+ * and the pack executor for one-off plans.  Persistent requests (auto)
+ * plan every candidate within 3x of the best modelled time, time each
+ * during the first starts, agree on the fastest (slowest process counts)
+ * with one small reduction, then use only it.
  * ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus

@@ -74,18 +74,7 @@ int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *t
     out->type = type;
     out->bytes = (MPI_Aint)count * ti->size;
     out->data = contiguous_data(out->addr, count, ti);
-    return MPI_SUCCESS;
-}
-
-int cc_args_recv_bytes(const cc_args *a, int t, MPI_Aint *bytes)
-{
-    cc_typeinfo ti = CC_TYPEINFO_NONE;
-    cc_blk b;
-    for (int i = 0; i < t; i++) {
-        int rc = cc_args_block(a, CC_SIDE_RECV, i, &b, &ti);
-        if (rc != MPI_SUCCESS) return rc;
-        bytes[i] = b.bytes;
-    }
+    out->named = ti->predefined;
     return MPI_SUCCESS;
 }
 
@@ -129,7 +118,7 @@ typedef struct tempkind {
 /* Layout of a temporary block like receive block `like`: sets *blk except
  * addr/data and returns the bytes of memory it needs, and the offset of the
  * block's origin from that memory (so that addr = mem + origin). */
-static int temp_layout(const cc_binding *b, int like, tempkind *cache, int *ncache, cc_blk *blk,
+static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncache, cc_blk *blk,
                        MPI_Aint *span, MPI_Aint *origin)
 {
     const cc_blk *r = &b->recv[like];
@@ -184,7 +173,7 @@ static int temp_layout(const cc_binding *b, int like, tempkind *cache, int *ncac
 /* The user may free a datatype as soon as the call returns (MPI allows it
  * for pending operations), but we use the types later (packing, posting
  * later phases): work on duplicates of the derived ones. */
-static int own_types(cc_binding *b)
+static int own_types(cc_blocks *b)
 {
     enum { RECENT = 8 };
     MPI_Datatype from[RECENT], to[RECENT];
@@ -220,31 +209,56 @@ static int own_types(cc_binding *b)
 
 static MPI_Aint align16(MPI_Aint x) { return (x + 15) & ~(MPI_Aint)15; }
 
-int cc_bind(cc_binding *b, const cc_schedule *s, const cc_local *l, const cc_args *a)
+int cc_blocks_new(const cc_args *a, int t, cc_blocks **out)
 {
-    memset(b, 0, sizeof *b);
-    int t = s->t, rc = MPI_SUCCESS;
+    *out = NULL;
+    cc_blocks *b = calloc(1, sizeof *b);
+    if (!b) return MPI_ERR_NO_MEM;
+    atomic_init(&b->refs, 1);
     b->t = t;
     b->nsend = cc_args_nsend(a, t);
-    b->ntemp = s->ntemp;
     b->send = malloc(sizeof(cc_blk) * (size_t)(b->nsend ? b->nsend : 1));
     b->recv = malloc(sizeof(cc_blk) * (size_t)(t ? t : 1));
-    b->temp = calloc((size_t)(s->ntemp ? s->ntemp : 1), sizeof(cc_blk));
-    b->temp2 = calloc((size_t)(t ? t : 1), sizeof(cc_blk));
-    /* Which temporaries this process uses (TEMP2 only on meshes). */
-    unsigned char *used = calloc((size_t)s->ntemp + (size_t)t + 1, 1);
-    MPI_Aint *off = malloc(sizeof(MPI_Aint) * ((size_t)s->ntemp + (size_t)t + 1));
-    if (!b->send || !b->recv || !b->temp || !b->temp2 || !used || !off) {
-        rc = MPI_ERR_NO_MEM;
-        goto out;
-    }
+    int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     cc_typeinfo ti = CC_TYPEINFO_NONE;
     for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) rc = cc_args_block(a, CC_SIDE_SEND, i, &b->send[i], &ti);
     ti.type = MPI_DATATYPE_NULL;
     for (int i = 0; i < t && rc == MPI_SUCCESS; i++) rc = cc_args_block(a, CC_SIDE_RECV, i, &b->recv[i], &ti);
     if (rc == MPI_SUCCESS) rc = own_types(b);
-    if (rc != MPI_SUCCESS) goto out;
+    if (rc != MPI_SUCCESS) {
+        cc_blocks_release(b);
+        return rc;
+    }
+    *out = b;
+    return MPI_SUCCESS;
+}
 
+void cc_blocks_release(cc_blocks *b)
+{
+    if (!b || atomic_fetch_sub(&b->refs, 1) != 1) return;
+    for (int i = 0; i < b->nowned; i++) MPI_Type_free(&b->owned[i]);
+    free(b->owned);
+    free(b->send);
+    free(b->recv);
+    free(b);
+}
+
+int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_local *l)
+{
+    memset(b, 0, sizeof *b);
+    int t = s->t, rc = MPI_SUCCESS;
+    atomic_fetch_add(&blocks->refs, 1);
+    b->blocks = blocks;
+    b->ntemp = s->ntemp;
+    b->temp = calloc((size_t)(s->ntemp ? s->ntemp : 1), sizeof(cc_blk));
+    b->temp2 = calloc((size_t)(t ? t : 1), sizeof(cc_blk));
+    /* Which temporaries this process uses (TEMP2 only on meshes). */
+    unsigned char *used = calloc((size_t)s->ntemp + (size_t)t + 1, 1);
+    MPI_Aint *off = malloc(sizeof(MPI_Aint) * ((size_t)s->ntemp + (size_t)t + 1));
+    if (!b->temp || !b->temp2 || !used || !off) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
     for (int j = 0; j < l->nslots; j++) {
         int sl = l->slots[j], k = CC_SLOT_KIND(sl), i = CC_SLOT_INDEX(sl);
         if (k == CC_SLOT_TEMP) used[i] = 1;
@@ -263,7 +277,7 @@ int cc_bind(cc_binding *b, const cc_schedule *s, const cc_local *l, const cc_arg
         cc_blk *blk = j < s->ntemp ? &b->temp[j] : &b->temp2[j - s->ntemp];
         int like = j < s->ntemp ? s->temp_like[j] : j - s->ntemp;
         MPI_Aint span, origin;
-        rc = temp_layout(b, like, cache, &ncache, blk, &span, &origin);
+        rc = temp_layout(blocks, like, cache, &ncache, blk, &span, &origin);
         if (rc != MPI_SUCCESS) goto out;
         off[j] = total + origin; /* origin relative to the buffer, resolved below */
         total = align16(total + span);
@@ -273,13 +287,12 @@ int cc_bind(cc_binding *b, const cc_schedule *s, const cc_local *l, const cc_arg
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
+    cc_typeinfo tti = CC_TYPEINFO_NONE;
     for (int j = 0; j < s->ntemp + t; j++) {
         if (!used[j]) continue;
         cc_blk *blk = j < s->ntemp ? &b->temp[j] : &b->temp2[j - s->ntemp];
-        cc_typeinfo tti;
         blk->addr = b->tempbuf + off[j];
-        rc = cc_typeinfo_get(blk->type, &tti);
-        if (rc != MPI_SUCCESS) goto out;
+        if (tti.type != blk->type && (rc = cc_typeinfo_get(blk->type, &tti)) != MPI_SUCCESS) goto out;
         blk->data = contiguous_data(blk->addr, blk->count, &tti);
     }
 out:
@@ -291,12 +304,9 @@ out:
 
 void cc_binding_free(cc_binding *b)
 {
-    free(b->send);
-    free(b->recv);
     free(b->temp);
     free(b->temp2);
     free(b->tempbuf);
-    for (int i = 0; i < b->nowned; i++) MPI_Type_free(&b->owned[i]);
-    free(b->owned);
+    cc_blocks_release(b->blocks);
     memset(b, 0, sizeof *b);
 }

@@ -14,6 +14,7 @@
 #define CC_BINDING_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 #include "localize.h"
 #include "schedule.h"
@@ -40,6 +41,7 @@ typedef struct cc_blk {
     MPI_Datatype type;
     MPI_Aint bytes;      /* count * type size */
     char *data;          /* first data byte if the block is contiguous, else NULL */
+    int named;           /* the datatype is predefined */
 } cc_blk;
 
 /* Facts about a committed datatype used for many blocks. */
@@ -61,31 +63,45 @@ int cc_args_nsend(const cc_args *a, int t);
  * MPI_SUCCESS or an MPI error class. */
 int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti);
 
-typedef struct cc_binding {
-    int t, nsend, ntemp;
-    cc_blk *send, *recv, *temp, *temp2;
-    char *tempbuf;
-    MPI_Datatype *owned;   /* types created for TEMP blocks, freed with the binding */
+/* The blocks of one call, described once and shared (reference counted) by
+ * every candidate plan made for it.  Derived datatypes are duplicated: the
+ * user may free theirs when the call returns, we still pack and post with
+ * them later. */
+typedef struct cc_blocks {
+    atomic_int refs;
+    int t, nsend;
+    cc_blk *send, *recv;
+    MPI_Datatype *owned;
     int nowned;
+} cc_blocks;
+
+/* Describe the blocks of call `a` on t neighbours.  Returns MPI_SUCCESS or
+ * an MPI error class. */
+int cc_blocks_new(const cc_args *a, int t, cc_blocks **out);
+void cc_blocks_release(cc_blocks *b);
+
+typedef struct cc_binding {
+    cc_blocks *blocks;     /* reference held */
+    int ntemp;
+    cc_blk *temp, *temp2;
+    char *tempbuf;
 } cc_binding;
 
-/* Resolve the slots of `l` for the call `a`; `s` gives temp_like.  Returns
+/* Resolve the slots of `l` (schedule `s` gives temp_like) over `blocks`,
+ * laying out the temporaries.  Takes a reference to blocks.  Returns
  * MPI_SUCCESS or an MPI error class (MPI_ERR_NO_MEM, MPI_ERR_COUNT, ...). */
-int cc_bind(cc_binding *b, const cc_schedule *s, const cc_local *l, const cc_args *a);
+int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_local *l);
 void cc_binding_free(cc_binding *b);
 
 static inline const cc_blk *cc_binding_slot(const cc_binding *b, int slot)
 {
     int i = CC_SLOT_INDEX(slot);
     switch (CC_SLOT_KIND(slot)) {
-    case CC_SLOT_SEND: return &b->send[i < b->nsend ? i : 0];
-    case CC_SLOT_RECV: return &b->recv[i];
+    case CC_SLOT_SEND: return &b->blocks->send[i < b->blocks->nsend ? i : 0];
+    case CC_SLOT_RECV: return &b->blocks->recv[i];
     case CC_SLOT_TEMP: return &b->temp[i];
     default: return &b->temp2[i];
     }
 }
-
-/* Bytes of every receive block (t values), for the cost model. */
-int cc_args_recv_bytes(const cc_args *a, int t, MPI_Aint *bytes);
 
 #endif

@@ -135,41 +135,39 @@ int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, do
 
 /* An entry carries an instance of receive block perm[lo] (its signature
  * equals the send block's). */
-double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const MPI_Aint *bytes)
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv)
 {
     double moved = 0;
-    for (int e = 0; e < s->nentries; e++) moved += (double)bytes[s->perm[s->entries[e].lo]];
-    for (int c = 0; c < s->ncopies; c++) moved += (double)bytes[s->copies[c].leaf];
+    for (int e = 0; e < s->nentries; e++) moved += (double)recv[s->perm[s->entries[e].lo]].bytes;
+    for (int c = 0; c < s->ncopies; c++) moved += (double)recv[s->copies[c].leaf].bytes;
     return s->nphases * n->alpha + s->nrounds * n->overhead + moved * n->beta +
            (s->nentries + s->ncopies) * CC_BLOCK_COST;
 }
 
-int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, int reused, cc_candidates *out)
+int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,
+              cc_candidates *out)
 {
     double cost[4] = { 0 };
-    int algs[3], nalg = 0;
+    int algs[2], nalg = 0;
     if (want.algorithm != CC_AUTO) {
         algs[nalg++] = want.algorithm;
     } else {
-        MPI_Aint *bytes = malloc(sizeof(MPI_Aint) * (size_t)(n->t ? n->t : 1));
-        if (!bytes || cc_args_recv_bytes(a, n->t, bytes) != MPI_SUCCESS) {
-            free(bytes);
-            return CC_ENOMEM;
-        }
-        for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++) {
+        /* TORUS is not a candidate: under this model (direct messages along
+         * a dimension cost the same at any distance) it never beats
+         * COMBINING, which has no more phases (sum_k max(P_k,M_k) >= the
+         * dimensions used), rounds (D >= sum_k C_k) or volume (|N|_1 >= z).
+         * It is for networks where only neighbour links are cheap: force
+         * it there. */
+        for (int alg = CC_DIRECT; alg <= CC_COMBINING; alg++) {
             const cc_schedule *s;
-            int rc = cc_nbh_schedule(n, a->collective, alg, &s);
-            if (rc == CC_ENOMEM) {
-                free(bytes);
-                return rc;
-            }
+            int rc = cc_nbh_schedule(n, collective, alg, &s);
+            if (rc == CC_ENOMEM) return rc;
             if (rc != CC_OK) continue; /* e.g. too large: not a candidate */
-            cost[alg] = cc_model_cost(n, s, bytes);
+            cost[alg] = cc_model_cost(n, s, recv);
             int j = nalg++;
             while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }
             algs[j] = alg;
         }
-        free(bytes);
         if (nalg == 0) return CC_ENOMEM;
         /* Only persistent operations time candidates; keep those the model
          * gives a fair chance. */

@@ -23,11 +23,11 @@ int cc_model_local(double *alpha, double *beta, int *need);
  * (maximum over processes). */
 int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, double *overhead);
 
-/* Modelled time of schedule s when block i weighs bytes[i] (receive side):
+/* Modelled time of schedule s when receive block i weighs recv[i].bytes:
  * phases*alpha + rounds*overhead + bytes moved*beta plus a small per-block
  * handling cost.  Rounds of one phase overlap, phases do not; with
  * overhead = alpha this is seed 002's C*alpha + V*m*beta. */
-double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const MPI_Aint *bytes);
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv);
 
 #define CC_MAX_CANDIDATES 5
 typedef struct cc_candidates {
@@ -35,14 +35,15 @@ typedef struct cc_candidates {
     cc_choice c[CC_MAX_CANDIDATES];  /* best modelled first */
 } cc_candidates;
 
-/* What to run for call `a` given the requested choice (CC_AUTO parts are
- * decided).  Non-persistent operations get one candidate; persistent ones
+/* What to run for `collective` with receive blocks recv[0..t) given the
+ * requested choice (CC_AUTO parts are decided).  Non-persistent operations get one candidate; persistent ones
  * with something left to auto get every candidate the model does not rule
  * out, to be timed.  The executor, when auto, is the zero-copy datatype
  * executor for plans that are reused (`reused`: persistent, or cached
  * because all datatypes are predefined) and the pack executor for plans made
  * for a single call, which would otherwise pay for derived datatypes each
  * time.  Returns CC_OK or a CC_E* status. */
-int cc_choose(cc_nbh *n, const cc_args *a, cc_choice want, int persistent, int reused, cc_candidates *out);
+int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,
+              cc_candidates *out);
 
 #endif

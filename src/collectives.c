@@ -86,36 +86,28 @@ static int check_side(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_ar
     return MPI_SUCCESS;
 }
 
-/* Buffers and block sizes, once counts and types are known to be valid:
- * one pass over the blocks of each side. */
-static int check_blocks(MPI_Comm comm, const char *who, const cc_args *a, const cc_nbh *n)
+/* Buffers and block sizes of a call's blocks (counts and types valid). */
+static int check_blocks(MPI_Comm comm, const char *who, const cc_args *a, const cc_nbh *n, const cc_blocks *b)
 {
-    int t = n->t, nsend = cc_args_nsend(a, t);
-    cc_typeinfo sti = CC_TYPEINFO_NONE, rti = CC_TYPEINFO_NONE;
-    cc_blk sb, rb;
-    int rc = MPI_SUCCESS;
-    if (nsend == 1) rc = cc_args_block(a, CC_SIDE_SEND, 0, &sb, &sti);
-    for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
-        if (nsend > 1) rc = cc_args_block(a, CC_SIDE_SEND, i, &sb, &sti);
-        if (rc == MPI_SUCCESS) rc = cc_args_block(a, CC_SIDE_RECV, i, &rb, &rti);
-        if (rc != MPI_SUCCESS) break;
+    for (int i = 0; i < n->t; i++) {
+        const cc_blk *sb = &b->send[b->nsend > 1 ? i : 0], *rb = &b->recv[i];
         /* NULL is MPI_BOTTOM: fine with derived types of absolute
          * addresses, never with a predefined type. */
-        if (!a->sendbuf && sb.bytes > 0 && sti.predefined)
+        if (!a->sendbuf && sb->bytes > 0 && sb->named)
             return cc_error(comm, MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
-                            nsend > 1 ? i : 0, (long long)sb.bytes);
-        if (!a->recvbuf && rb.bytes > 0 && rti.predefined)
+                            b->nsend > 1 ? i : 0, (long long)sb->bytes);
+        if (!a->recvbuf && rb->bytes > 0 && rb->named)
             return cc_error(comm, MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, i,
-                            (long long)rb.bytes);
+                            (long long)rb->bytes);
         /* Block i has one type signature everywhere: locally, the send block
          * and the receive block agree in size. */
-        if (!n->dead[i] && sb.bytes != rb.bytes)
+        if (!n->dead[i] && sb->bytes != rb->bytes)
             return cc_error(comm, MPI_ERR_ARG,
                             "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
                             "the same type signature on the sending and the receiving side",
-                            who, nsend > 1 ? i : 0, (long long)sb.bytes, i, (long long)rb.bytes);
+                            who, b->nsend > 1 ? i : 0, (long long)sb->bytes, i, (long long)rb->bytes);
     }
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(comm, rc, who);
+    return MPI_SUCCESS;
 }
 
 static int check_args(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
@@ -124,7 +116,6 @@ static int check_args(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_ar
         return cc_error(comm, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
     int rc = check_side(comm, priv, who, a, CC_SIDE_SEND, n->t);
     if (rc == MPI_SUCCESS) rc = check_side(comm, priv, who, a, CC_SIDE_RECV, n->t);
-    if (rc == MPI_SUCCESS) rc = check_blocks(comm, who, a, n);
     return rc;
 }
 
@@ -157,12 +148,25 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
         plans[0]->tag = tag;
         nplans = 1;
     } else {
+        /* The call's blocks, described once for checks, model and plans (a
+         * cache hit had identical arguments, checked before). */
+        cc_blocks *blocks;
+        if ((rc = cc_blocks_new(a, n->t, &blocks)) != MPI_SUCCESS) return cc_error_mpi(comm, rc, who);
+        if ((rc = check_blocks(comm, who, a, n, blocks)) != MPI_SUCCESS) {
+            cc_blocks_release(blocks);
+            return rc;
+        }
         cc_choice want = n->defaults;
-        if (mode == MODE_PERSISTENT && (rc = cc_options_info(info, &want, who)) != MPI_SUCCESS)
-            return cc_error_raise(comm, rc);
         cc_candidates cand;
-        if ((rc = cc_choose(n, a, want, mode == MODE_PERSISTENT, mode == MODE_PERSISTENT || cacheable, &cand)) != CC_OK)
+        if (mode == MODE_PERSISTENT && (rc = cc_options_info(info, &want, who)) != MPI_SUCCESS) {
+            cc_blocks_release(blocks);
+            return cc_error_raise(comm, rc);
+        }
+        if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == MODE_PERSISTENT,
+                            mode == MODE_PERSISTENT || cacheable, &cand)) != CC_OK) {
+            cc_blocks_release(blocks);
             return status_error(comm, who, rc);
+        }
         if (cand.n > 1) tag2 = cc_comm_tag(cs);
         for (int i = 0; i < cand.n; i++) {
             const cc_schedule *s;
@@ -173,7 +177,7 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
                 rc = status_error(comm, who, st);
                 break;
             }
-            rc = cc_plan_create(&plans[nplans], s, l, a, cand.c[i].algorithm, cand.c[i].executor,
+            rc = cc_plan_create(&plans[nplans], s, l, blocks, cand.c[i].algorithm, cand.c[i].executor,
                                 mode == MODE_PERSISTENT, priv, tag);
             if (rc != MPI_SUCCESS) {
                 rc = cc_error_mpi(comm, rc, who);
@@ -181,6 +185,7 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
             }
             nplans++;
         }
+        cc_blocks_release(blocks);
         if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
         if (rc == MPI_SUCCESS && cc_verbose() && n->rank == 0) {
             fprintf(stderr, "cartcoll: %s:", who);

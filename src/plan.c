@@ -118,7 +118,7 @@ static int post_round(cc_plan *p, int r, MPI_Request *rq, int *n, int persistent
     return MPI_SUCCESS;
 }
 
-int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, const cc_args *a,
+int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag)
 {
     *out = NULL;
@@ -139,7 +139,7 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, const
     size_t nq = persistent ? 2 * (size_t)l->nrounds : 2 * (size_t)l->max_phase_rounds;
     p->reqs = malloc(sizeof(MPI_Request) * (nq ? nq : 1));
     int rc = (!p->smsg || !p->rmsg || !p->reqs) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS) rc = cc_bind(&p->bind, s, l, a);
+    if (rc == MPI_SUCCESS) rc = cc_bind(&p->bind, blocks, s, l);
     if (rc == MPI_SUCCESS) rc = p->ex->prepare(p);
 
     /* Scratch for local copies between blocks that are not both contiguous. */

@@ -59,10 +59,10 @@ typedef struct cc_exec {
 extern const cc_exec cc_exec_datatype;
 extern const cc_exec cc_exec_pack;
 
-/* Make a plan for one call: bind, let the executor describe the messages,
- * create persistent requests when `persistent`.  Returns MPI_SUCCESS or an
- * error class. */
-int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, const cc_args *a,
+/* Make a plan for one call's blocks: bind, let the executor describe the
+ * messages, create persistent requests when `persistent`.  Returns
+ * MPI_SUCCESS or an error class. */
+int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag);
 void cc_plan_free(cc_plan *p);
 

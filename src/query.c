@@ -210,14 +210,12 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
         return cc_error(cartcomm, MPI_ERR_ARG, "%s: unknown algorithm %d", who, algorithm);
     if (algorithm == CART_ALGORITHM_AUTO) {
         /* What a one-int block would use. */
-        cc_args a;
-        memset(&a, 0, sizeof a);
-        a.collective = collective;
-        a.variant = CC_REGULAR;
-        a.sendcount = a.recvcount = 1;
-        a.sendtype = a.recvtype = MPI_INT;
+        cc_blk *recv = calloc((size_t)(n->t ? n->t : 1), sizeof *recv);
+        if (!recv) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+        for (int i = 0; i < n->t; i++) recv[i].bytes = (MPI_Aint)sizeof(int);
         cc_candidates cand;
-        int st = cc_choose(n, &a, (cc_choice){ CC_AUTO, CC_EXEC_AUTO }, 0, 1, &cand);
+        int st = cc_choose(n, collective, recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO }, 0, 1, &cand);
+        free(recv);
         if (st != CC_OK) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         algorithm = cand.c[0].algorithm;
     }
