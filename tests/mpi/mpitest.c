@@ -1,0 +1,177 @@
+#include "mpitest.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mt_rank = 0, mt_size = 1;
+long mt_failures = 0, mt_checks = 0;
+const char *mt_name = "mpitest";
+mt_errlog mt_err;
+MPI_Errhandler mt_errhandler = MPI_ERRHANDLER_NULL;
+
+void mt_init(int *argc, char ***argv, const char *name)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+    mt_name = name;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+void mt_fail(const char *file, int line, const char *fmt, ...)
+{
+    /* Report the first failures in full; count all of them. */
+    if (mt_failures++ < 25) {
+        char msg[1024];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        fprintf(stderr, "%s: rank %d: FAIL %s:%d: %s\n", mt_name, mt_rank, file, line, msg);
+        fflush(stderr);
+    } else if (mt_failures == 26) {
+        fprintf(stderr, "%s: rank %d: further failures not shown\n", mt_name, mt_rank);
+    }
+}
+
+int mt_finish(void)
+{
+    long mine[2] = { mt_failures, mt_checks }, sum[2] = { 0, 0 };
+    MPI_Allreduce(mine, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (mt_rank == 0)
+        printf("%s: %s on %d processes: %ld checks, %ld failures\n", mt_name, sum[0] ? "FAIL" : "PASS", mt_size,
+               sum[1], sum[0]);
+    if (mt_errhandler != MPI_ERRHANDLER_NULL) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+        MPI_Errhandler_free(&mt_errhandler);
+    }
+    MPI_Finalize();
+    return sum[0] ? 1 : 0;
+}
+
+void mt_seed(mt_rng *r, uint64_t seed, uint64_t stream)
+{
+    r->s = seed * 0x9E3779B97F4A7C15ull ^ (stream + 1) * 0xD1B54A32D192ED03ull;
+    (void)mt_next(r);
+}
+
+uint64_t mt_next(mt_rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int mt_uniform(mt_rng *r, int lo, int hi)
+{
+    return lo + (int)(mt_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+int mt_chance(mt_rng *r, int percent)
+{
+    return mt_uniform(r, 0, 99) < percent;
+}
+
+void mt_coords(int rank, int d, const int dims[], int coords[])
+{
+    for (int k = d - 1; k >= 0; k--) {
+        coords[k] = rank % dims[k];
+        rank /= dims[k];
+    }
+}
+
+int mt_rank_of(int d, const int dims[], const int coords[])
+{
+    int r = 0;
+    for (int k = 0; k < d; k++) r = r * dims[k] + coords[k];
+    return r;
+}
+
+int mt_shift(int rank, int d, const int dims[], const int periods[], const int vec[], int sign)
+{
+    int c[16];
+    mt_coords(rank, d, dims, c);
+    for (int k = 0; k < d; k++) {
+        long x = (long)c[k] + (long)sign * vec[k];
+        if (periods[k]) {
+            x %= dims[k];
+            if (x < 0) x += dims[k];
+        } else if (x < 0 || x >= dims[k]) {
+            return MPI_PROC_NULL;
+        }
+        c[k] = (int)x;
+    }
+    return mt_rank_of(d, dims, c);
+}
+
+const char *const mt_alg_name[4] = { "auto", "direct", "combining", "torus" };
+const char *const mt_exec_name[3] = { "auto", "datatype", "pack" };
+
+MPI_Info mt_info(const char *alg, const char *exec)
+{
+    if (!alg && !exec) return MPI_INFO_NULL;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    if (alg) MPI_Info_set(info, "cartcoll_algorithm", alg);
+    if (exec) MPI_Info_set(info, "cartcoll_executor", exec);
+    return info;
+}
+
+void mt_info_free(MPI_Info *info)
+{
+    if (*info != MPI_INFO_NULL) MPI_Info_free(info);
+}
+
+static void record_error(MPI_Comm *comm, int *code, ...)
+{
+    mt_err.calls++;
+    mt_err.code = *code;
+    mt_err.comm = *comm;
+}
+
+void mt_install_errhandler(void)
+{
+    MPI_Comm_create_errhandler(record_error, &mt_errhandler);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, mt_errhandler);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, mt_errhandler);
+    mt_err_reset();
+}
+
+void mt_err_reset(void)
+{
+    mt_err.calls = 0;
+    mt_err.code = MPI_SUCCESS;
+    mt_err.comm = MPI_COMM_NULL;
+}
+
+int mt_error_strings_work(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        int code, len = 0;
+        char buf[MPI_MAX_ERROR_STRING];
+        const char *probe = "cartcoll test probe sentence";
+        known = 0;
+        if (MPI_Add_error_code(MPI_ERR_ARG, &code) == MPI_SUCCESS &&
+            MPI_Add_error_string(code, probe) == MPI_SUCCESS &&
+            MPI_Error_string(code, buf, &len) == MPI_SUCCESS && len > 0 && strstr(buf, probe))
+            known = 1;
+    }
+    return known;
+}
+
+int mt_error_class(int code)
+{
+    int cls = -1;
+    if (MPI_Error_class(code, &cls) != MPI_SUCCESS) return -1;
+    return cls;
+}
+
+double mt_now(void)
+{
+    return MPI_Wtime();
+}
