@@ -16,14 +16,16 @@ deps:
 	@scripts/install-deps.sh
 
 # Configure (once) and build with one MPI: mpicc.<flavour> selects it.
-build-%: deps
+# (Static pattern rules: GNU make does not search implicit rules for .PHONY
+# targets.)
+$(addprefix build-,$(MPIS)): build-%: deps
 	@test -f $(BUILD)/$*/CMakeCache.txt || \
 	  cmake -S . -B $(BUILD)/$* -DCMAKE_C_COMPILER=mpicc.$* -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCARTCOLL_WERROR=ON
 	cmake --build $(BUILD)/$* -j $(JOBS)
 
 build: build-openmpi
 
-check-%: build-%
+$(addprefix check-,$(MPIS)): check-%: build-%
 	cd $(BUILD)/$* && ctest --output-on-failure
 
 check: $(addprefix check-,$(MPIS))
