@@ -1425,10 +1425,23 @@ static void run_case(nbhctx *c, const options *o, int inbh, int op, int m, MPI_C
         if (w == 0) AGREE();
         progress(nv, what);
     }
-    /* Timed calls: round robin, rotating which variant goes first. */
+    /* Timed calls: every repetition runs each variant once, in an order
+     * shuffled the same way on every process.  A call runs measurably slower
+     * right after a cache-hungry one (an MPI baseline sending thousands of
+     * messages); a fixed rotation would make some variants follow it more
+     * often than others. */
+    int order[MAXVAR];
+    unsigned shuffle = 12345u;
+    for (int j = 0; j < nv; j++) order[j] = j;
     for (int rep = 0; rep < o->reps; rep++) {
+        for (int j = nv - 1; j > 0; j--) {
+            shuffle = shuffle * 1103515245u + 12345u;
+            int x = (int)((shuffle >> 16) % (unsigned)(j + 1)), tmp = order[j];
+            order[j] = order[x];
+            order[x] = tmp;
+        }
         for (int j = 0; j < nv; j++) {
-            vstate *s = &vs[(j + rep) % nv];
+            vstate *s = &vs[order[j]];
             if (s->err) continue;
             MPI_Barrier(world);
             double t0 = MPI_Wtime();
