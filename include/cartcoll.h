@@ -17,8 +17,12 @@
  *    MPI_ERRORS_ARE_FATAL aborts with that sentence and MPI_ERRORS_RETURN
  *    returns the code.
  *  - A failed call leaves its output arguments and all library state
- *    unchanged; a failed collective call fails on every process that calls it
- *    (no process is left waiting for the others).
+ *    unchanged.  Cart_neighborhood_create agrees on errors: if any process
+ *    fails, every process fails and none is left waiting.  The collectives
+ *    check their arguments locally, as MPI does (agreeing would cost a
+ *    reduction per call): when only some processes pass invalid arguments,
+ *    the others may wait for them, so keep the default MPI_ERRORS_ARE_FATAL
+ *    unless every process checks and handles the returned codes.
  *  - Library messages travel on a private duplicate of the communicator and
  *    never match user messages.
  *  - Thread safety: with MPI_THREAD_MULTIPLE, different threads may call
@@ -103,8 +107,9 @@ typedef struct cart_request_s *Cart_request;
  *
  * Errors: MPI_ERR_COMM (comm is MPI_COMM_NULL or an inter-communicator),
  * MPI_ERR_DIMS (d < 1, a dimension < 1, or prod(dims) larger than comm),
- * MPI_ERR_ARG (t < 0, null arrays, negative weights, bad info values,
- * processes disagree), MPI_ERR_COUNT (t*d too large).
+ * MPI_ERR_ARG (t < 0, NULL dims/periods/targets/cartcomm, negative weights,
+ * bad info values, processes disagree), MPI_ERR_COUNT (t*d too large),
+ * MPI_ERR_NO_MEM.
  *
  * The result is freed with MPI_Comm_free, which releases everything cached.
  * MPI_Comm_dup of the result carries the neighbourhood over.

@@ -42,7 +42,7 @@ static int check_args(MPI_Comm comm, int d, const int dims[], const int periods[
     MPI_Comm_size(comm, &size);
     if (!cartcomm) return cc_error_code(MPI_ERR_ARG, "%s: cartcomm (the output argument) is NULL", WHO);
     if (d < 1) return cc_error_code(MPI_ERR_DIMS, "%s: the number of dimensions d = %d must be at least 1", WHO, d);
-    if (!dims) return cc_error_code(MPI_ERR_DIMS, "%s: dims is NULL", WHO);
+    if (!dims) return cc_error_code(MPI_ERR_ARG, "%s: dims is NULL", WHO);
     if (!periods) return cc_error_code(MPI_ERR_ARG, "%s: periods is NULL", WHO);
     long long prod = 1;
     for (int k = 0; k < d; k++) {

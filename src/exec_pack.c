@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Bytes the blocks slots[0..n) occupy in a message. */
 static MPI_Aint message_bytes(const cc_plan *p, const int *slots, int n)
@@ -67,6 +68,13 @@ static int prepare(cc_plan *p)
         if (used > most) most = used;
     }
     if (rc == MPI_SUCCESS && most > 0 && !(p->stagebuf = malloc((size_t)most))) rc = MPI_ERR_NO_MEM;
+    /* Slots resolved once: packing is then a loop of copies. */
+    if (rc == MPI_SUCCESS && !(p->slotops = malloc(sizeof(cc_copyop) * (size_t)(l->nslots ? l->nslots : 1))))
+        rc = MPI_ERR_NO_MEM;
+    for (int j = 0; rc == MPI_SUCCESS && j < l->nslots; j++) {
+        const cc_blk *b = cc_binding_slot(&p->bind, l->slots[j]);
+        p->slotops[j] = (cc_copyop){ b->data, b->data, b->bytes, b->data ? NULL : b, b->data ? NULL : b };
+    }
     for (int r = 0; rc == MPI_SUCCESS && r < l->nrounds; r++) {
         if (soff[r] >= 0) p->smsg[r].buf = p->smsg[r].stage = p->stagebuf + soff[r];
         if (roff[r] >= 0) p->rmsg[r].buf = p->rmsg[r].stage = p->stagebuf + roff[r];
@@ -76,6 +84,24 @@ static int prepare(cc_plan *p)
     return rc;
 }
 
+/* Copy the blocks of slots [first, first+n) into / out of a staging area. */
+static int stage(cc_plan *p, int first, int n, char *buf, MPI_Aint cap, int out)
+{
+    MPI_Aint pos = 0;
+    const cc_copyop *op = p->slotops + first;
+    for (int j = 0; j < n; j++, op++) {
+        if (!op->src_blk) {
+            if (out) memcpy(buf + pos, op->src, (size_t)op->bytes);
+            else memcpy(op->dst, buf + pos, (size_t)op->bytes);
+            pos += op->bytes;
+            continue;
+        }
+        int rc = out ? cc_blk_pack(op->src_blk, buf, cap, &pos, p->comm) : cc_blk_unpack(op->dst_blk, buf, cap, &pos, p->comm);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 static int pack(cc_plan *p, int ph)
 {
     const cc_local *l = p->local;
@@ -83,11 +109,8 @@ static int pack(cc_plan *p, int ph)
         const cc_lround *lr = &l->rounds[r];
         const cc_msg *m = &p->smsg[r];
         if (lr->send_rank < 0 || !m->stage) continue;
-        MPI_Aint pos = 0;
-        for (int j = 0; j < lr->scount; j++) {
-            int rc = cc_blk_pack(cc_binding_slot(&p->bind, l->slots[lr->sfirst + j]), m->stage, m->count, &pos, p->comm);
-            if (rc != MPI_SUCCESS) return rc;
-        }
+        int rc = stage(p, lr->sfirst, lr->scount, m->stage, m->count, 1);
+        if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
 }
@@ -99,11 +122,8 @@ static int unpack(cc_plan *p, int ph)
         const cc_lround *lr = &l->rounds[r];
         const cc_msg *m = &p->rmsg[r];
         if (lr->recv_rank < 0 || !m->stage) continue;
-        MPI_Aint pos = 0;
-        for (int j = 0; j < lr->rcount; j++) {
-            int rc = cc_blk_unpack(cc_binding_slot(&p->bind, l->slots[lr->rfirst + j]), m->stage, m->count, &pos, p->comm);
-            if (rc != MPI_SUCCESS) return rc;
-        }
+        int rc = stage(p, lr->rfirst, lr->rcount, m->stage, m->count, 0);
+        if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
 }

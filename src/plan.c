@@ -92,6 +92,8 @@ void cc_plan_free(cc_plan *p)
     free(p->reqs);
     free(p->req_first);
     free(p->stagebuf);
+    free(p->copyops);
+    free(p->slotops);
     free(p->copybuf);
     cc_binding_free(&p->bind);
     free(p);
@@ -142,11 +144,17 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
     if (rc == MPI_SUCCESS) rc = cc_bind(&p->bind, blocks, s, l);
     if (rc == MPI_SUCCESS) rc = p->ex->prepare(p);
 
-    /* Scratch for local copies between blocks that are not both contiguous. */
+    /* Local copies, resolved once; scratch for those between blocks that are
+     * not both contiguous. */
+    if (rc == MPI_SUCCESS && !(p->copyops = malloc(sizeof(cc_copyop) * (size_t)(l->ncopies ? l->ncopies : 1))))
+        rc = MPI_ERR_NO_MEM;
     for (int j = 0; rc == MPI_SUCCESS && j < l->ncopies; j++) {
         const cc_blk *src = cc_binding_slot(&p->bind, l->copies[2 * j]);
         const cc_blk *dst = cc_binding_slot(&p->bind, l->copies[2 * j + 1]);
-        if (!(src->data && dst->data) && src->bytes > p->copycap) p->copycap = src->bytes;
+        if (src->bytes > dst->bytes) rc = MPI_ERR_TRUNCATE;
+        int fast = src->data && dst->data;
+        p->copyops[j] = (cc_copyop){ src->data, dst->data, src->bytes, fast ? NULL : src, fast ? NULL : dst };
+        if (!fast && src->bytes > p->copycap) p->copycap = src->bytes;
     }
     if (rc == MPI_SUCCESS && p->copycap > 0 && !(p->copybuf = malloc((size_t)p->copycap))) rc = MPI_ERR_NO_MEM;
 
@@ -199,10 +207,13 @@ static MPI_Request *phase_reqs(cc_plan *p)
 
 static int run_copies(cc_plan *p)
 {
-    const cc_local *l = p->local;
-    for (int j = 0; j < l->ncopies; j++) {
-        int rc = cc_blk_copy(cc_binding_slot(&p->bind, l->copies[2 * j]),
-                             cc_binding_slot(&p->bind, l->copies[2 * j + 1]), p->copybuf, p->copycap, p->comm);
+    const cc_copyop *op = p->copyops;
+    for (int j = 0, n = p->local->ncopies; j < n; j++, op++) {
+        if (!op->src_blk) {
+            if (op->src != op->dst) memmove(op->dst, op->src, (size_t)op->bytes);
+            continue;
+        }
+        int rc = cc_blk_copy(op->src_blk, op->dst_blk, p->copybuf, p->copycap, p->comm);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;

@@ -27,6 +27,15 @@ typedef struct cc_msg {
 
 struct cc_exec;
 
+/* A local copy resolved at plan creation: contiguous blocks are copied with
+ * memcpy; otherwise (src_blk/dst_blk set) through the copy scratch. */
+typedef struct cc_copyop {
+    const char *src;
+    char *dst;
+    MPI_Aint bytes;
+    const cc_blk *src_blk, *dst_blk;
+} cc_copyop;
+
 typedef struct cc_plan {
     const cc_schedule *sched;
     const cc_local *local;
@@ -41,6 +50,8 @@ typedef struct cc_plan {
     int nreqs;                    /* requests of the phase in flight */
     int phase;                    /* phase in flight; local->nphases when done */
     char *stagebuf;               /* pack executor */
+    cc_copyop *copyops;           /* local->ncopies, resolved */
+    cc_copyop *slotops;           /* pack executor: local->slots resolved (src = dst = data) */
     char *copybuf;                /* local copies between differently typed blocks */
     MPI_Aint copycap;
     MPI_Datatype *types;          /* datatypes created for messages */
