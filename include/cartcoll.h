@@ -174,9 +174,11 @@ int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int rel
 
 /* Cart_schedule_stats - properties of the schedule of `algorithm` for
  * `collective` (CART_ALLGATHER or CART_ALLTOALL) on this neighbourhood:
- * the number of communication phases (rounds of one phase run concurrently),
- * the rounds (combined messages sent per process per operation) and the
- * volume (blocks sent per process per operation, counting forwarding).
+ * the number of phases (DIRECT: one; COMBINING and TORUS: the dimensions
+ * with a non-zero coordinate, worked through one after the other), the
+ * rounds (combined messages sent per process per operation; the rounds of a
+ * COMBINING phase run concurrently, those of a TORUS phase hop by hop) and
+ * the volume (blocks sent per process per operation, counting forwarding).
  * Computed from the neighbourhood alone, as if the grid were large enough
  * that no offset wraps, so they reproduce Table 1 of seed 002:
  *   DIRECT     1 phase; one round per distinct non-zero vector; volume: the

@@ -11,6 +11,31 @@
 #define NCLASS 80
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Where codes cannot carry strings, the sentences of the last few errors of
+ * this thread, so that raising an error decided earlier can still print it. */
+#define RECENT 8
+static _Thread_local struct {
+    int cls;
+    char msg[256];
+} recent[RECENT];
+static _Thread_local int recent_next;
+
+static void remember(int cls, const char *msg)
+{
+    recent[recent_next].cls = cls;
+    snprintf(recent[recent_next].msg, sizeof recent[recent_next].msg, "%s", msg);
+    recent_next = (recent_next + 1) % RECENT;
+}
+
+static const char *recall(int cls)
+{
+    for (int k = 1; k <= RECENT; k++) {
+        int j = (recent_next - k + RECENT) % RECENT;
+        if (recent[j].cls == cls && recent[j].msg[0]) return recent[j].msg;
+    }
+    return NULL;
+}
 static int probed;          /* 0: not yet, 1: strings on codes work, -1: they do not */
 static int codes[NCLASS][CC_ERR_RING];
 static int next[NCLASS];
@@ -44,6 +69,7 @@ static int code_with_string(int cls, const char *msg)
         }
     }
     pthread_mutex_unlock(&lock);
+    if (code == cls) remember(cls, msg);
     return code;
 }
 
@@ -83,9 +109,11 @@ int cc_error_raise(MPI_Comm comm, int code)
 {
     if (comm == MPI_COMM_NULL) comm = MPI_COMM_SELF;
     if (code == cc_error_class(code)) {
+        const char *msg = recall(code);
         char s[MPI_MAX_ERROR_STRING];
         int len;
-        if (MPI_Error_string(code, s, &len) == MPI_SUCCESS) maybe_print(comm, code, s);
+        if (msg) maybe_print(comm, code, msg);
+        else if (MPI_Error_string(code, s, &len) == MPI_SUCCESS) maybe_print(comm, code, s);
     }
     MPI_Comm_call_errhandler(comm, code);
     return code;

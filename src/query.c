@@ -223,6 +223,12 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
     long long p, r, v;
     if (cc_schedule_stats(&raw, collective, algorithm, &p, &r, &v) != CC_OK)
         return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    /* A TORUS phase, as in seed 001, is a dimension; internally its hop steps
+     * are separate phases (each depends on the one before). */
+    long long dims_used = 0, unused;
+    if (algorithm == CART_ALGORITHM_TORUS &&
+        cc_schedule_stats(&raw, collective, CART_ALGORITHM_COMBINING, &dims_used, &unused, &unused) == CC_OK)
+        p = dims_used;
     if (p > INT_MAX || r > INT_MAX || v > INT_MAX)
         return cc_error(cartcomm, MPI_ERR_COUNT, "%s: the figures exceed an int (rounds %lld, volume %lld)", who, r, v);
     if (phases) *phases = (int)p;
