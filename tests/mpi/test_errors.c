@@ -9,9 +9,11 @@
  * attach a string to a code of a predefined class; MPICH 4.0.2 cannot).
  *
  *   test_errors GROUP      GROUP = create | iso | onesided | collectives |
- *                                  requests | queries | edge | onesided_coll
+ *                                  requests | queries | edge | all
  * Each group is a separate CTest test with its own timeout, so a hang in one
- * (e.g. a process left waiting in a collective) fails that test only.
+ * (e.g. a process left waiting in Cart_neighborhood_create) fails that group
+ * only.  Collectives check their arguments locally (cartcoll.h), so their
+ * errors are tested with the same bad argument on every process.
  */
 #include "mpitest.h"
 
@@ -590,37 +592,6 @@ static void group_collectives(void)
     MPI_Comm_free(&ring);
 }
 
-/* ---- a local collective error on one process only ------------------------- */
-
-static void group_onesided_coll(int which)
-{
-    /* cartcoll.h: "a failed collective call fails on every process that
-     * calls it (no process is left waiting for the others)". */
-    MPI_Comm ring = make_ring();
-    int sb[2] = { 1, 2 }, rb[2], rc;
-    int bad = mt_rank == mt_size - 1;
-    if (which == 0) {
-        rc = Cart_alltoall(sb, bad ? -1 : 1, MPI_INT, rb, 1, MPI_INT, ring);
-        MT_CHECK(rc != MPI_SUCCESS,
-                 "Cart_alltoall with a negative count on the last rank only: rank %d returned success", mt_rank);
-    } else if (which == 1) {
-        Cart_request req = CART_REQUEST_NULL;
-        rc = Cart_ialltoall(sb, 1, bad ? MPI_DATATYPE_NULL : MPI_INT, rb, 1, MPI_INT, ring, &req);
-        if (rc == MPI_SUCCESS) rc = Cart_wait(&req);
-        MT_CHECK(rc != MPI_SUCCESS,
-                 "Cart_ialltoall (+ Cart_wait) with MPI_DATATYPE_NULL on the last rank only: rank %d succeeded",
-                 mt_rank);
-    } else {
-        Cart_request req = CART_REQUEST_NULL;
-        rc = Cart_alltoall_init(sb, 1, bad ? MPI_DATATYPE_NULL : MPI_INT, rb, 1, MPI_INT, ring, MPI_INFO_NULL, &req);
-        MT_CHECK(rc != MPI_SUCCESS,
-                 "Cart_alltoall_init with MPI_DATATYPE_NULL on the last rank only: rank %d returned success", mt_rank);
-        if (rc == MPI_SUCCESS) Cart_request_free(&req);
-    }
-    mt_err_reset();
-    MPI_Comm_free(&ring);
-}
-
 /* ---- requests --------------------------------------------------------------- */
 
 static void group_requests(void)
@@ -956,10 +927,6 @@ int main(int argc, char **argv)
     if (all || !strcmp(group, "requests")) any = 1, group_requests();
     if (all || !strcmp(group, "queries")) any = 1, group_queries();
     if (all || !strcmp(group, "edge")) any = 1, group_edge();
-    /* not in "all": these may hang */
-    if (!strcmp(group, "onesided_blocking")) any = 1, group_onesided_coll(0);
-    if (!strcmp(group, "onesided_nonblocking")) any = 1, group_onesided_coll(1);
-    if (!strcmp(group, "onesided_init")) any = 1, group_onesided_coll(2);
     if (!any) {
         if (!mt_rank) fprintf(stderr, "test_errors: unknown group %s\n", group);
         mt_failures++;

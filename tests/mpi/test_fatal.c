@@ -1,6 +1,7 @@
 /* The default error handler (MPI_ERRORS_ARE_FATAL) aborts on a bad call
- * with a readable message.  Expected to abort: CTest matches the output
- * (tests/mpi/CMakeLists.txt); reaching the end prints NOT ABORTED.
+ * with a readable message.  Expected to abort: run_fatal.sh matches the
+ * output against the function's name (tests/mpi/CMakeLists.txt); reaching
+ * the end prints NOT ABORTED.
  *
  *   test_fatal create | collective | stencil
  */
