@@ -22,7 +22,8 @@
  * MPI_Dist_graph_create_adjacent graph built from the same neighbour lists
  * must produce the same bytes.
  *
- *   test_differential [--seed S] [--cases N] [--first C] [--mpi-every K] [--env] [--verbose]
+ *   test_differential [--seed S] [--cases N] [--first C] [--mpi-every K] [--env] [--cache] [--verbose]
+ * --cache: MPI_INT only, fixed buffer addresses (exercises cached plans).
  * A failure prints the case and the command that replays it.
  */
 #include "mpitest.h"
@@ -126,6 +127,14 @@ typedef struct {
     size_t sbytes, rbytes; /* arena sizes after the base pointer */
 } op_t;
 
+/* --cache: predefined datatypes only and buffers at fixed addresses, so that
+ * blocking and non-blocking calls hit the library's plan cache (cartcoll.h:
+ * plans of calls repeated with the same buffers, counts and predefined
+ * datatypes are cached) while counts, displacements and neighbourhoods
+ * change under the same addresses and communicator handles. */
+static int cache_mode;
+#define CACHE_BYTES 16384
+
 static int pick_size(mt_rng *r)
 {
     int x = mt_uniform(r, 0, 99);
@@ -168,16 +177,18 @@ static void gen_case(mt_rng *r, int p, int envmode, long caseno, case_t *cs)
         cs->calg = combo / 3;
         cs->cexec = combo % 3;
     }
-    cs->nops = mt_uniform(r, 3, 6);
+    cs->nops = cache_mode ? mt_uniform(r, 6, 12) : mt_uniform(r, 3, 6);
 }
 
 static int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }
 static int lcm(int a, int b) { return a / gcd(a, b) * b; }
 
+
 static int pick_kind(mt_rng *r, int family)
 {
     static const int fam0[] = { K_INT, K_VEC, K_RES, K_CONTVEC, K_LB }, fam1[] = { K_STRUCT, K_STRUCT2 };
-    return family ? fam1[mt_uniform(r, 0, 1)] : fam0[mt_uniform(r, 0, 4)];
+    int k = family ? fam1[mt_uniform(r, 0, 1)] : fam0[mt_uniform(r, 0, 4)];
+    return cache_mode ? K_INT : k;
 }
 
 /* A receive kind of `family` whose element divides n signature units. */
@@ -252,7 +263,7 @@ static void gen_op(mt_rng *r, const case_t *cs, int envmode, long opno, op_t *op
     int t = cs->t;
     op->coll = mt_uniform(r, 0, 5);
     int x = mt_uniform(r, 0, 99);
-    op->mode = x < 35 ? M_BLOCKING : x < 65 ? M_NONBLOCKING : M_PERSISTENT;
+    op->mode = x < (cache_mode ? 50 : 35) ? M_BLOCKING : x < (cache_mode ? 85 : 65) ? M_NONBLOCKING : M_PERSISTENT;
     op->nstarts = op->mode == M_PERSISTENT ? mt_uniform(r, 2, 3) : 1;
     int combo = (int)(opno % 13);
     if (envmode || combo == 12) {
@@ -263,14 +274,14 @@ static void gen_op(mt_rng *r, const case_t *cs, int envmode, long opno, op_t *op
         op->iexec = combo % 3;
     }
     int gather = op->coll <= C_ALLGATHERW, variant = op->coll % 3;
-    op->dupfree = mt_chance(r, 30);
+    op->dupfree = !cache_mode && mt_chance(r, 30);
     op->scramble = mt_chance(r, 50);
     op->waitmode = mt_uniform(r, 0, 2);
     op->startall = mt_chance(r, 30);
     op->shared = variant != 0 && mt_chance(r, 30);
     op->ns = gather ? 1 : t;
     op->nb = t;
-    int family = mt_chance(r, 20);
+    int family = !cache_mode && mt_chance(r, 20);
 
     if (gather) {
         int s = pick_kind(r, family), cnt = pick_units(r, 20);
@@ -397,8 +408,8 @@ static void describe_case(ctx_t *c, const op_t *op, int iter)
                             (long)op->rdisp[i]);
     }
     fprintf(stderr, "%s: rank %d (cart rank %d): %s\n", mt_name, mt_rank, c->me, buf);
-    fprintf(stderr, "%s: replay: mpirun -n %d test_differential --seed %ld --first %ld --cases 1%s\n", mt_name, c->p,
-            c->seed, c->caseno, c->envmode ? " --env" : "");
+    fprintf(stderr, "%s: replay: mpirun -n %d test_differential --seed %ld --first %ld --cases 1%s%s\n", mt_name,
+            c->p, c->seed, c->caseno, c->envmode ? " --env" : "", cache_mode ? " --cache (replay from --first 0)" : "");
 }
 
 /* Compare an arena with its expected image; report the first difference. */
@@ -646,15 +657,24 @@ static void mpi_oracle(ctx_t *c, const op_t *op, int iter, const unsigned char *
 static void run_op(ctx_t *c, const op_t *op, int use_mpi_oracle)
 {
     size_t stot = MARGIN + op->sbytes + TAIL, rtot = MARGIN + op->rbytes + TAIL;
-    unsigned char *sarena = NULL, *rarena = malloc(rtot), *swant = NULL, *rwant = malloc(rtot);
-    unsigned char *rinit = malloc(rtot), *sinit = NULL;
+    static unsigned char fixed[6][CACHE_BYTES];
+    if (cache_mode) { /* the same addresses every time; whole arenas compared */
+        if (stot > CACHE_BYTES || rtot > CACHE_BYTES) {
+            mt_fail(__FILE__, __LINE__, "case %ld: --cache arena too small (%zu/%zu)", c->caseno, stot, rtot);
+            return;
+        }
+        stot = rtot = CACHE_BYTES;
+    }
+    unsigned char *sarena = NULL, *rarena = cache_mode ? fixed[0] : malloc(rtot), *swant = NULL;
+    unsigned char *rwant = cache_mode ? fixed[1] : malloc(rtot), *rinit = cache_mode ? fixed[2] : malloc(rtot);
+    unsigned char *sinit = NULL;
     if (op->shared) {
         sarena = rarena;
         stot = rtot;
     } else {
-        sarena = malloc(stot);
-        swant = malloc(stot);
-        sinit = malloc(stot);
+        sarena = cache_mode ? fixed[3] : malloc(stot);
+        swant = cache_mode ? fixed[4] : malloc(stot);
+        sinit = cache_mode ? fixed[5] : malloc(stot);
     }
     args_t a;
     build_args(op, &a);
@@ -713,13 +733,15 @@ static void run_op(ctx_t *c, const op_t *op, int use_mpi_oracle)
     }
     mt_info_free(&info);
     if (op->mode == M_BLOCKING) free_dups();
-    free(rarena);
-    free(rwant);
-    free(rinit);
-    if (!op->shared) {
-        free(sarena);
-        free(swant);
-        free(sinit);
+    if (!cache_mode) {
+        free(rarena);
+        free(rwant);
+        free(rinit);
+        if (!op->shared) {
+            free(sarena);
+            free(swant);
+            free(sinit);
+        }
     }
 }
 
@@ -838,9 +860,10 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--first") && i + 1 < argc) first = atol(argv[++i]);
         else if (!strcmp(argv[i], "--mpi-every") && i + 1 < argc) mpi_every = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--env")) envmode = 1;
+        else if (!strcmp(argv[i], "--cache")) cache_mode = 1;
         else if (!strcmp(argv[i], "--verbose")) verbose = 1;
         else {
-            if (!mt_rank) fprintf(stderr, "usage: test_differential [--seed S] [--cases N] [--first C] [--mpi-every K] [--env] [--verbose]\n");
+            if (!mt_rank) fprintf(stderr, "usage: test_differential [--seed S] [--cases N] [--first C] [--mpi-every K] [--env] [--cache] [--verbose]\n");
             MPI_Finalize();
             return 2;
         }
@@ -856,11 +879,11 @@ int main(int argc, char **argv)
     MPI_Reduce(mine, mx, 3, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
     const char *ea = getenv("CARTCOLL_ALGORITHM"), *ee = getenv("CARTCOLL_EXECUTOR");
     if (!mt_rank)
-        printf("test_differential: p=%d seed=%ld cases %ld..%ld%s (CARTCOLL_ALGORITHM=%s CARTCOLL_EXECUTOR=%s): "
+        printf("test_differential: p=%d seed=%ld cases %ld..%ld%s%s (CARTCOLL_ALGORITHM=%s CARTCOLL_EXECUTOR=%s): "
                "%ld neighbourhoods, %ld collective invocations checked, %ld also against MPI_Neighbor_alltoallw, "
                "%.1f s\n",
-               mt_size, seed, first, first + ncases - 1, envmode ? " --env" : "", ea ? ea : "-", ee ? ee : "-", mx[2],
-               mx[0], mx[1], el);
+               mt_size, seed, first, first + ncases - 1, envmode ? " --env" : "", cache_mode ? " --cache" : "",
+               ea ? ea : "-", ee ? ee : "-", mx[2], mx[0], mx[1], el);
     free_kinds();
     return mt_finish();
 }
