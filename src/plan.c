@@ -259,3 +259,9 @@ int cc_plan_wait(cc_plan *p)
     }
     return MPI_SUCCESS;
 }
+
+int cc_plan_block(cc_plan *p)
+{
+    if (p->phase >= p->local->nphases) return MPI_SUCCESS;
+    return cc_waitall(p->nreqs, phase_reqs(p));
+}

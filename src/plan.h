@@ -83,6 +83,9 @@ void cc_plan_free(cc_plan *p);
 int cc_plan_start(cc_plan *p);
 int cc_plan_test(cc_plan *p, int *done);
 int cc_plan_wait(cc_plan *p);
+/* Block in MPI until the phase in flight completed (then cc_plan_test
+ * moves on). */
+int cc_plan_block(cc_plan *p);
 
 /* Keep a datatype the plan created (freed with the plan). */
 int cc_plan_own_type(cc_plan *p, MPI_Datatype t);

@@ -8,6 +8,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static Cart_request head;
 static int count;
+static atomic_int listed; /* count, readable without the lock */
 
 void cc_progress_add(Cart_request r)
 {
@@ -19,6 +20,7 @@ void cc_progress_add(Cart_request r)
         head = r;
         r->listed = 1;
         count++;
+        atomic_store(&listed, count);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -32,12 +34,14 @@ void cc_progress_remove(Cart_request r)
         if (r->next) r->next->prev = r->prev;
         r->listed = 0;
         count--;
+        atomic_store(&listed, count);
     }
     pthread_mutex_unlock(&lock);
 }
 
 int cc_progress_others(Cart_request self)
 {
+    if (atomic_load(&listed) == 0) return 0;
     pthread_mutex_lock(&lock);
     int active = 0;
     /* Advance under the list lock: requests cannot leave the list (and be

@@ -180,8 +180,5 @@ int cc_request_block(Cart_request r)
         if (r->round >= r->nrounds) return MPI_SUCCESS;
         return cc_waitall(2, r->agree + 2 * r->round);
     }
-    cc_plan *p = r->plan;
-    if (p->phase >= p->local->nphases) return MPI_SUCCESS;
-    MPI_Request *q = p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
-    return cc_waitall(p->nreqs, q);
+    return cc_plan_block(r->plan);
 }
