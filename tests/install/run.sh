@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install cartcoll from a build tree into a scratch prefix and build a user
+# program against it, as a new user would: with pkg-config and with
+# find_package(cartcoll) (shared and static), then run each on 2 processes.
+# Usage: run.sh <build dir> <source dir> <mpicc> <launcher>
+set -eu
+build=$1 src=$2 cc=$3 launcher=$4
+work=$(mktemp -d "${TMPDIR:-/tmp}/cartcoll-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in include/cartcoll.h lib/pkgconfig/cartcoll.pc lib/cmake/cartcoll/cartcollConfig.cmake; do
+    [ -f "$prefix/$f" ] || { echo "install: $f missing" >&2; exit 1; }
+done
+ls "$prefix"/lib/libcartcoll.so* "$prefix/lib/libcartcoll.a" >/dev/null
+
+# pkg-config
+cp "$src/tests/install/consumer.c" "$work/"
+PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+export PKG_CONFIG_PATH
+# shellcheck disable=SC2046
+"$cc" "$work/consumer.c" $(pkg-config --cflags --libs cartcoll) -Wl,-rpath,"$prefix/lib" -o "$work/consumer_pc"
+
+# find_package
+cp "$src/tests/install/CMakeLists.txt.in" "$work/CMakeLists.txt"
+cmake -S "$work" -B "$work/b" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/b" >/dev/null
+
+for exe in "$work/consumer_pc" "$work/b/consumer_cmake" "$work/b/consumer_static"; do
+    "$launcher" -n 2 "$exe"
+done
+echo "install: pkg-config, find_package (shared and static): all ok"
