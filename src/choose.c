@@ -34,7 +34,7 @@ static int env_number(const char *name, double *out, int *set)
     return MPI_SUCCESS;
 }
 
-int cc_model_local(double *alpha, double *beta, int *need)
+int cc_model_local(double *alpha, double *beta, double *overhead, int *need)
 {
     int sa, sb, rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
     if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", beta, &sb);
@@ -42,9 +42,17 @@ int cc_model_local(double *alpha, double *beta, int *need)
     pthread_mutex_lock(&lock);
     if (!sa) *alpha = measured_alpha;
     if (!sb) *beta = measured_beta;
+    *overhead = measured_overhead;
     pthread_mutex_unlock(&lock);
     *need = *alpha < 0 || *beta < 0;
     return MPI_SUCCESS;
+}
+
+void cc_model_defaults(double *alpha, double *beta, double *overhead)
+{
+    if (!(*alpha > 0)) *alpha = CC_DEFAULT_ALPHA;
+    if (!(*beta > 0)) *beta = CC_DEFAULT_BETA;
+    if (!(*overhead > 0)) *overhead = *alpha * CC_DEFAULT_OVERHEAD;
 }
 
 /* Fastest of `reps` round trips of `bytes` with the partner (the lower
@@ -127,9 +135,10 @@ int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, do
     double v[3] = { *alpha, *beta, o }, r[3];
     int rc = MPI_Allreduce(v, r, 3, MPI_DOUBLE, MPI_MAX, priv);
     if (rc != MPI_SUCCESS) return rc;
-    *alpha = r[0] > 0 ? r[0] : CC_DEFAULT_ALPHA;
-    *beta = r[1] > 0 ? r[1] : CC_DEFAULT_BETA;
-    *overhead = r[2] > 0 ? r[2] : *alpha * CC_DEFAULT_OVERHEAD;
+    *alpha = r[0];
+    *beta = r[1];
+    *overhead = r[2];
+    cc_model_defaults(alpha, beta, overhead);
     return MPI_SUCCESS;
 }
 

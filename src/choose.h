@@ -11,10 +11,14 @@
 #include "binding.h"
 #include "nbh.h"
 
-/* This process's alpha/beta: from CARTCOLL_ALPHA/CARTCOLL_BETA, or measured
- * earlier; *need is set when a measurement is still needed.  Returns
- * MPI_SUCCESS or an error code (bad environment value), not raised. */
-int cc_model_local(double *alpha, double *beta, int *need);
+/* This process's alpha/beta/overhead: from CARTCOLL_ALPHA/CARTCOLL_BETA, or
+ * measured earlier (-1 where unknown); *need is set when a measurement is
+ * still needed.  Returns MPI_SUCCESS or an error code (bad environment
+ * value), not raised. */
+int cc_model_local(double *alpha, double *beta, double *overhead, int *need);
+
+/* Defaults for model values that are still unknown (<= 0). */
+void cc_model_defaults(double *alpha, double *beta, double *overhead);
 
 /* Collective over priv: measure (if `calibrate`) with a few exchanges
  * between pairs of processes -- one message (alpha: the latency of a
@@ -22,6 +26,8 @@ int cc_model_local(double *alpha, double *beta, int *need);
  * message in a phase), a large message (beta) -- then agree on the three
  * (maximum over processes). */
 int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, double *overhead);
+/* (When no process needs a measurement, Cart_neighborhood_create agrees on
+ * the values within its argument check instead, saving a collective.) */
 
 /* Modelled time of schedule s when receive block i weighs recv[i].bytes:
  * phases*alpha + rounds*overhead + bytes moved*beta plus a small per-block

@@ -28,11 +28,27 @@ static long long hash_ints(const int *v, long long n)
 }
 
 /* Fields the processes must agree on, in reduction order. */
-enum { F_ERR, F_D, F_DIMS, F_PERIODS, F_T, F_TARGETS, F_REORDER, F_CHOICE, F_CALIB, NF };
+enum { F_ERR, F_D, F_DIMS, F_PERIODS, F_T, F_TARGETS, F_REORDER, F_CHOICE, F_CALIB, F_ALPHA, F_BETA, F_OVERHEAD, NF };
 static const char *const field_names[NF] = {
     NULL, "number of dimensions d", "dims", "periods", "number of neighbours t", "target vectors",
-    "reorder flag", "algorithm/executor choice (info or CARTCOLL_ALGORITHM/CARTCOLL_EXECUTOR)", NULL
+    "reorder flag", "algorithm/executor choice (info or CARTCOLL_ALGORITHM/CARTCOLL_EXECUTOR)", NULL, NULL, NULL, NULL
 };
+
+/* Non-negative doubles order like their bit patterns, so a MAX reduction
+ * of long longs agrees on them too. */
+static long long model_bits(double x)
+{
+    long long b = 0;
+    if (x > 0) memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+static double model_value(long long b)
+{
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
 
 /* Local checks; returns MPI_SUCCESS or an error code (not raised). */
 static int check_args(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
@@ -105,7 +121,7 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
     int err = check_args(comm, d, dims, periods, t, targets, weights, cartcomm);
     if (err == MPI_SUCCESS) err = cc_options_env(&defaults);
     if (err == MPI_SUCCESS) err = cc_options_info(info, &defaults, WHO);
-    if (err == MPI_SUCCESS) err = cc_model_local(&alpha, &beta, &need_calibration);
+    if (err == MPI_SUCCESS) err = cc_model_local(&alpha, &beta, &overhead, &need_calibration);
     if (err == MPI_SUCCESS) {
         nbh = cc_nbh_new(d, dims, periods, t, targets, weights == MPI_UNWEIGHTED || t == 0 ? NULL : weights);
         if (!nbh) err = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory for %d neighbours", WHO, t);
@@ -123,6 +139,9 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
         f[F_REORDER] = reorder != 0;
         f[F_CHOICE] = defaults.algorithm * 16 + defaults.executor;
         f[F_CALIB] = need_calibration;
+        f[F_ALPHA] = model_bits(alpha);
+        f[F_BETA] = model_bits(beta);
+        f[F_OVERHEAD] = model_bits(overhead);
     }
     int rc = agree(comm, f, differs);
     if (rc != MPI_SUCCESS) {
@@ -167,7 +186,14 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
     nbh->defaults = defaults;
     rc = MPI_Comm_dup(cart, &priv);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS) rc = cc_model_agree(priv, (int)f[F_CALIB], &alpha, &beta, &overhead);
+    if (rc == MPI_SUCCESS && f[F_CALIB]) {
+        rc = cc_model_agree(priv, 1, &alpha, &beta, &overhead);
+    } else if (rc == MPI_SUCCESS) { /* agreed above: the maximum over processes */
+        alpha = model_value(f[F_ALPHA]);
+        beta = model_value(f[F_BETA]);
+        overhead = model_value(f[F_OVERHEAD]);
+        cc_model_defaults(&alpha, &beta, &overhead);
+    }
     if (rc == MPI_SUCCESS) {
         nbh->alpha = alpha;
         nbh->beta = beta;
