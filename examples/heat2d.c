@@ -29,6 +29,8 @@
  */
 #include <cartcoll.h>
 
+#include "exchange.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,16 +156,15 @@ int main(int argc, char **argv)
     /* Block i goes to R + N[i]: the border of the tile facing that way; it
      * comes from R - N[i] into the halo on the opposite side.  Byte offsets
      * into whichever matrix the exchange is bound to. */
-    int scount[8], rcount[8];
+    int count[8];
     MPI_Aint sdisp[8], rdisp[8];
-    MPI_Datatype stype[8], rtype[8];
+    MPI_Datatype type[8];
     for (int i = 0; i < t; i++) {
         int dr = target[2 * i], dc = target[2 * i + 1];
         int srow = dr > 0 ? n : 1, scol = dc > 0 ? n : 1;
         int rrow = dr > 0 ? 0 : dr < 0 ? n + 1 : 1, rcol = dc > 0 ? 0 : dc < 0 ? n + 1 : 1;
-        MPI_Datatype type = dr && dc ? cor : dr ? row : col;
-        scount[i] = rcount[i] = 1;
-        stype[i] = rtype[i] = type;
+        count[i] = 1;
+        type[i] = dr && dc ? cor : dr ? row : col;
         sdisp[i] = (MPI_Aint)(srow * w + scol) * (MPI_Aint)sizeof(double);
         rdisp[i] = (MPI_Aint)(rrow * w + rcol) * (MPI_Aint)sizeof(double);
     }
@@ -178,43 +179,10 @@ int main(int argc, char **argv)
         }
 
     /* The exchange, planned once per matrix. */
-    Cart_request creq[2] = { CART_REQUEST_NULL, CART_REQUEST_NULL };
-    MPI_Comm graph = MPI_COMM_NULL;
-    int indeg = 0, outdeg = 0, gsc[8], grc[8];
-    MPI_Aint gsd[8], grd[8];
-    MPI_Datatype gst[8], grt[8];
-#if MPI_VERSION >= 4
-    MPI_Request mreq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-#endif
-    if (!use_mpi) {
-        for (int k = 0; k < 2; k++)
-            Cart_alltoallw_init(u[k], scount, sdisp, stype, u[k], rcount, rdisp, rtype, cart, MPI_INFO_NULL, &creq[k]);
-    } else {
-        /* The same neighbourhood as an MPI distributed graph; neighbours off
-         * the mesh are left out with their blocks. */
-        int src[8], dst[8], sw[8], dw[8];
-        Cart_neighbor_get(cart, t, src, sw, t, dst, dw);
-        for (int i = 0; i < t; i++) {
-            if (src[i] != MPI_PROC_NULL) {
-                src[indeg] = src[i];
-                sw[indeg] = weight[i];
-                grc[indeg] = rcount[i];
-                grd[indeg] = rdisp[i];
-                grt[indeg++] = rtype[i];
-            }
-            if (dst[i] != MPI_PROC_NULL) {
-                dst[outdeg] = dst[i];
-                dw[outdeg] = weight[i];
-                gsc[outdeg] = scount[i];
-                gsd[outdeg] = sdisp[i];
-                gst[outdeg++] = stype[i];
-            }
-        }
-        MPI_Dist_graph_create_adjacent(cart, indeg, src, sw, outdeg, dst, dw, MPI_INFO_NULL, 0, &graph);
-#if MPI_VERSION >= 4
-        for (int k = 0; k < 2; k++)
-            MPI_Neighbor_alltoallw_init(u[k], gsc, gsd, gst, u[k], grc, grd, grt, graph, MPI_INFO_NULL, &mreq[k]);
-#endif
+    exchange halo;
+    if (exchange_init(&halo, cart, t, u[0], u[1], count, sdisp, rdisp, type, weight, use_mpi) != MPI_SUCCESS) {
+        fprintf(stderr, "heat2d: rank %d: cannot plan the halo exchange\n", me);
+        MPI_Abort(cart, 1);
     }
 
     /* Jacobi iterations; the halo of u[0] is filled first. */
@@ -222,17 +190,7 @@ int main(int argc, char **argv)
     int it = 0, cur = 0;
     for (int first = 1;; first = 0) {
         double te = MPI_Wtime();
-        if (!use_mpi) {
-            Cart_start(&creq[cur]);
-            Cart_wait(&creq[cur]);
-        } else {
-#if MPI_VERSION >= 4
-            MPI_Start(&mreq[cur]);
-            MPI_Wait(&mreq[cur], MPI_STATUS_IGNORE);
-#else
-            MPI_Neighbor_alltoallw(u[cur], gsc, gsd, gst, u[cur], grc, grd, grt, graph);
-#endif
-        }
+        exchange_run(&halo, cur);
         t_exch += MPI_Wtime() - te;
         if (!first) {
             MPI_Allreduce(MPI_IN_PLACE, &diff, 1, MPI_DOUBLE, MPI_MAX, cart);
@@ -283,8 +241,7 @@ int main(int argc, char **argv)
     int rounds = t;
     if (!use_mpi) Cart_schedule_stats(cart, CART_ALLTOALL, CART_ALGORITHM_AUTO, NULL, &rounds, NULL);
     if (me == 0) {
-        const char *how = !use_mpi ? "persistent Cart_alltoallw"
-                                   : MPI_VERSION >= 4 ? "persistent MPI_Neighbor_alltoallw" : "MPI_Neighbor_alltoallw";
+        const char *how = exchange_name(&halo);
         printf("heat2d: %s - %d processes (%dx%d mesh), %dx%d tiles of a %dx%d plate, 9-point Jacobi, halo by %s "
                "(%d neighbours, %d rounds)%s: %d iterations, last change %.3g; ",
                !check ? "UNCHECKED" : anybad ? "FAIL" : "PASS", size, dims[0], dims[1], n, n, GR, GC, how, t, rounds,
@@ -293,13 +250,7 @@ int main(int argc, char **argv)
         printf("%.2f us per iteration, of which exchange %.2f us\n", 1e6 * times[0] / it, 1e6 * times[1] / it);
     }
 
-    for (int k = 0; k < 2; k++)
-        if (creq[k] != CART_REQUEST_NULL) Cart_request_free(&creq[k]);
-#if MPI_VERSION >= 4
-    for (int k = 0; k < 2; k++)
-        if (mreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&mreq[k]);
-#endif
-    if (graph != MPI_COMM_NULL) MPI_Comm_free(&graph);
+    exchange_free(&halo);
     MPI_Type_free(&row);
     MPI_Type_free(&col);
     free(u[0]);

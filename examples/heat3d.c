@@ -26,6 +26,8 @@
  */
 #include <cartcoll.h>
 
+#include "exchange.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,9 +183,9 @@ int main(int argc, char **argv)
         MPI_Type_create_subarray(3, full, sub, start, MPI_ORDER_C, MPI_DOUBLE, &shape[s]);
         MPI_Type_commit(&shape[s]);
     }
-    int *scount = malloc(sizeof(int) * (size_t)t), *rcount = malloc(sizeof(int) * (size_t)t);
+    int *count = malloc(sizeof(int) * (size_t)t);
     MPI_Aint *sdisp = malloc(sizeof(MPI_Aint) * (size_t)t), *rdisp = malloc(sizeof(MPI_Aint) * (size_t)t);
-    MPI_Datatype *stype = malloc(sizeof(MPI_Datatype) * (size_t)t), *rtype = malloc(sizeof(MPI_Datatype) * (size_t)t);
+    MPI_Datatype *type = malloc(sizeof(MPI_Datatype) * (size_t)t);
     for (int i = 0; i < t; i++) {
         int s = 0, so[3], ro[3];
         for (int k = 0; k < 3; k++) {
@@ -192,8 +194,8 @@ int main(int argc, char **argv)
             so[k] = o > 0 ? n : 1;                 /* our border facing R + N[i] */
             ro[k] = o > 0 ? 0 : o < 0 ? n + 1 : 1; /* the halo facing R - N[i] */
         }
-        scount[i] = rcount[i] = 1;
-        stype[i] = rtype[i] = shape[s];
+        count[i] = 1;
+        type[i] = shape[s];
         sdisp[i] = (MPI_Aint)(((size_t)so[0] * w + so[1]) * w + so[2]) * (MPI_Aint)sizeof(double);
         rdisp[i] = (MPI_Aint)(((size_t)ro[0] * w + ro[1]) * w + ro[2]) * (MPI_Aint)sizeof(double);
     }
@@ -201,64 +203,17 @@ int main(int argc, char **argv)
     double *u[2] = { block(n, n, n, coords[0] * n, coords[1] * n, coords[2] * n, G0, G1, G2),
                      block(n, n, n, coords[0] * n, coords[1] * n, coords[2] * n, G0, G1, G2) };
 
-    Cart_request creq[2] = { CART_REQUEST_NULL, CART_REQUEST_NULL };
-    MPI_Comm graph = MPI_COMM_NULL;
-    int indeg = 0, outdeg = 0;
-    int *gsc = malloc(sizeof(int) * (size_t)t), *grc = malloc(sizeof(int) * (size_t)t);
-    MPI_Aint *gsd = malloc(sizeof(MPI_Aint) * (size_t)t), *grd = malloc(sizeof(MPI_Aint) * (size_t)t);
-    MPI_Datatype *gst = malloc(sizeof(MPI_Datatype) * (size_t)t), *grt = malloc(sizeof(MPI_Datatype) * (size_t)t);
-#if MPI_VERSION >= 4
-    MPI_Request mreq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-#endif
-    if (!use_mpi) {
-        for (int k = 0; k < 2; k++)
-            Cart_alltoallw_init(u[k], scount, sdisp, stype, u[k], rcount, rdisp, rtype, cart, MPI_INFO_NULL, &creq[k]);
-    } else {
-        int *src = malloc(sizeof(int) * (size_t)t), *dst = malloc(sizeof(int) * (size_t)t);
-        int *sw = malloc(sizeof(int) * (size_t)t), *dw = malloc(sizeof(int) * (size_t)t);
-        Cart_neighbor_get(cart, t, src, sw, t, dst, dw);
-        for (int i = 0; i < t; i++) {
-            if (src[i] != MPI_PROC_NULL) {
-                src[indeg] = src[i];
-                sw[indeg] = weight[i];
-                grc[indeg] = rcount[i];
-                grd[indeg] = rdisp[i];
-                grt[indeg++] = rtype[i];
-            }
-            if (dst[i] != MPI_PROC_NULL) {
-                dst[outdeg] = dst[i];
-                dw[outdeg] = weight[i];
-                gsc[outdeg] = scount[i];
-                gsd[outdeg] = sdisp[i];
-                gst[outdeg++] = stype[i];
-            }
-        }
-        MPI_Dist_graph_create_adjacent(cart, indeg, src, sw, outdeg, dst, dw, MPI_INFO_NULL, 0, &graph);
-        free(src);
-        free(dst);
-        free(sw);
-        free(dw);
-#if MPI_VERSION >= 4
-        for (int k = 0; k < 2; k++)
-            MPI_Neighbor_alltoallw_init(u[k], gsc, gsd, gst, u[k], grc, grd, grt, graph, MPI_INFO_NULL, &mreq[k]);
-#endif
+    exchange halo;
+    if (exchange_init(&halo, cart, t, u[0], u[1], count, sdisp, rdisp, type, weight, use_mpi) != MPI_SUCCESS) {
+        fprintf(stderr, "heat3d: rank %d: cannot plan the halo exchange\n", me);
+        MPI_Abort(cart, 1);
     }
 
     double t_exch = 0.0, t0 = MPI_Wtime(), diff = 0.0;
     int it = 0, cur = 0;
     for (int first = 1;; first = 0) {
         double te = MPI_Wtime();
-        if (!use_mpi) {
-            Cart_start(&creq[cur]);
-            Cart_wait(&creq[cur]);
-        } else {
-#if MPI_VERSION >= 4
-            MPI_Start(&mreq[cur]);
-            MPI_Wait(&mreq[cur], MPI_STATUS_IGNORE);
-#else
-            MPI_Neighbor_alltoallw(u[cur], gsc, gsd, gst, u[cur], grc, grd, grt, graph);
-#endif
-        }
+        exchange_run(&halo, cur);
         t_exch += MPI_Wtime() - te;
         if (!first) {
             MPI_Allreduce(MPI_IN_PLACE, &diff, 1, MPI_DOUBLE, MPI_MAX, cart);
@@ -309,8 +264,7 @@ int main(int argc, char **argv)
     int rounds = t;
     if (!use_mpi) Cart_schedule_stats(cart, CART_ALLTOALL, CART_ALGORITHM_AUTO, NULL, &rounds, NULL);
     if (me == 0) {
-        const char *how = !use_mpi ? "persistent Cart_alltoallw"
-                                   : MPI_VERSION >= 4 ? "persistent MPI_Neighbor_alltoallw" : "MPI_Neighbor_alltoallw";
+        const char *how = exchange_name(&halo);
         printf("heat3d: %s - %d processes (%dx%dx%d mesh), %d^3 tiles of a %dx%dx%d block, 27-point Jacobi, halo by %s "
                "(%d neighbours, %d rounds)%s: %d iterations, last change %.3g; ",
                !check ? "UNCHECKED" : anybad ? "FAIL" : "PASS", size, dims[0], dims[1], dims[2], n, G0, G1, G2, how, t,
@@ -319,31 +273,17 @@ int main(int argc, char **argv)
         printf("%.2f us per iteration, of which exchange %.2f us\n", 1e6 * times[0] / it, 1e6 * times[1] / it);
     }
 
-    for (int k = 0; k < 2; k++)
-        if (creq[k] != CART_REQUEST_NULL) Cart_request_free(&creq[k]);
-#if MPI_VERSION >= 4
-    for (int k = 0; k < 2; k++)
-        if (mreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&mreq[k]);
-#endif
-    if (graph != MPI_COMM_NULL) MPI_Comm_free(&graph);
+    exchange_free(&halo);
     for (int s = 1; s < 7; s++) MPI_Type_free(&shape[s]);
     free(u[0]);
     free(u[1]);
     free(target);
     free(given);
     free(weight);
-    free(scount);
-    free(rcount);
+    free(count);
     free(sdisp);
     free(rdisp);
-    free(stype);
-    free(rtype);
-    free(gsc);
-    free(grc);
-    free(gsd);
-    free(grd);
-    free(gst);
-    free(grt);
+    free(type);
     MPI_Comm_free(&cart);
     MPI_Finalize();
     return anybad ? 1 : 0;

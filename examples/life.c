@@ -25,6 +25,8 @@
  */
 #include <cartcoll.h>
 
+#include "exchange.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,16 +140,16 @@ int main(int argc, char **argv)
     MPI_Type_commit(&rows);
     MPI_Type_commit(&cols);
     MPI_Type_commit(&corner);
-    int scount[8], rcount[8];
+    int count[8];
     MPI_Aint sdisp[8], rdisp[8];
-    MPI_Datatype stype[8], rtype[8];
+    MPI_Datatype type[8];
     for (int i = 0; i < t; i++) {
         int dr = target[2 * i], dc = target[2 * i + 1];
         /* The tile's border facing R + N[i]; the halo facing R - N[i]. */
         int sr = dr > 0 ? n : h, sc = dc > 0 ? n : h;
         int rr = dr > 0 ? 0 : dr < 0 ? n + h : h, rc = dc > 0 ? 0 : dc < 0 ? n + h : h;
-        scount[i] = rcount[i] = 1;
-        stype[i] = rtype[i] = dr && dc ? corner : dr ? rows : cols;
+        count[i] = 1;
+        type[i] = dr && dc ? corner : dr ? rows : cols;
         sdisp[i] = (MPI_Aint)sr * w + sc;
         rdisp[i] = (MPI_Aint)rr * w + rc;
     }
@@ -157,39 +159,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) g[0][(size_t)(i + h) * w + j + h] = initial(coords[0] * n + i, coords[1] * n + j);
 
-    Cart_request creq[2] = { CART_REQUEST_NULL, CART_REQUEST_NULL };
-    MPI_Comm graph = MPI_COMM_NULL;
-    int gsc[8], grc[8], indeg = 0, outdeg = 0;
-    MPI_Aint gsd[8], grd[8];
-    MPI_Datatype gst[8], grt[8];
-#if MPI_VERSION >= 4
-    MPI_Request mreq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
-#endif
-    if (!use_mpi) {
-        for (int k = 0; k < 2; k++)
-            Cart_alltoallw_init(g[k], scount, sdisp, stype, g[k], rcount, rdisp, rtype, cart, MPI_INFO_NULL, &creq[k]);
-    } else {
-        /* On a torus every neighbour exists; repeated ranks (small grids)
-         * are repeated edges of the graph. */
-        int src[8], dst[8], sw[8], dw[8];
-        Cart_neighbor_get(cart, t, src, sw, t, dst, dw);
-        for (int i = 0; i < t; i++) {
-            src[indeg] = src[i];
-            sw[indeg] = weight[i];
-            grc[indeg] = rcount[i];
-            grd[indeg] = rdisp[i];
-            grt[indeg++] = rtype[i];
-            dst[outdeg] = dst[i];
-            dw[outdeg] = weight[i];
-            gsc[outdeg] = scount[i];
-            gsd[outdeg] = sdisp[i];
-            gst[outdeg++] = stype[i];
-        }
-        MPI_Dist_graph_create_adjacent(cart, indeg, src, sw, outdeg, dst, dw, MPI_INFO_NULL, 0, &graph);
-#if MPI_VERSION >= 4
-        for (int k = 0; k < 2; k++)
-            MPI_Neighbor_alltoallw_init(g[k], gsc, gsd, gst, g[k], grc, grd, grt, graph, MPI_INFO_NULL, &mreq[k]);
-#endif
+    exchange halo;
+    if (exchange_init(&halo, cart, t, g[0], g[1], count, sdisp, rdisp, type, weight, use_mpi) != MPI_SUCCESS) {
+        fprintf(stderr, "life: rank %d: cannot plan the halo exchange\n", me);
+        MPI_Abort(cart, 1);
     }
 
     /* Exchange, then up to h generations on shrinking regions. */
@@ -197,17 +170,7 @@ int main(int argc, char **argv)
     int cur = 0, exchanges = 0;
     for (int done = 0; done < gens;) {
         double te = MPI_Wtime();
-        if (!use_mpi) {
-            Cart_start(&creq[cur]);
-            Cart_wait(&creq[cur]);
-        } else {
-#if MPI_VERSION >= 4
-            MPI_Start(&mreq[cur]);
-            MPI_Wait(&mreq[cur], MPI_STATUS_IGNORE);
-#else
-            MPI_Neighbor_alltoallw(g[cur], gsc, gsd, gst, g[cur], grc, grd, grt, graph);
-#endif
-        }
+        exchange_run(&halo, cur);
         t_exch += MPI_Wtime() - te;
         exchanges++;
         for (int s = 1; s <= h && done < gens; s++, done++) {
@@ -248,8 +211,7 @@ int main(int argc, char **argv)
     int rounds = t;
     if (!use_mpi) Cart_schedule_stats(cart, CART_ALLTOALL, CART_ALGORITHM_AUTO, NULL, &rounds, NULL);
     if (me == 0) {
-        const char *how = !use_mpi ? "persistent Cart_alltoallw"
-                                   : MPI_VERSION >= 4 ? "persistent MPI_Neighbor_alltoallw" : "MPI_Neighbor_alltoallw";
+        const char *how = exchange_name(&halo);
         printf("life: %s - %d processes (%dx%d torus), %dx%d tiles of a %dx%d grid, halo width %d by %s (%d neighbours, "
                "%d rounds)%s: %d generations, %d exchanges, %ld live cells; ",
                !check ? "UNCHECKED" : anybad ? "FAIL" : "PASS", size, dims[0], dims[1], n, n, GR, GC, h, how, t, rounds,
@@ -259,13 +221,7 @@ int main(int argc, char **argv)
                gens ? 1e6 * times[1] / gens : 0.0);
     }
 
-    for (int k = 0; k < 2; k++)
-        if (creq[k] != CART_REQUEST_NULL) Cart_request_free(&creq[k]);
-#if MPI_VERSION >= 4
-    for (int k = 0; k < 2; k++)
-        if (mreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&mreq[k]);
-#endif
-    if (graph != MPI_COMM_NULL) MPI_Comm_free(&graph);
+    exchange_free(&halo);
     MPI_Type_free(&rows);
     MPI_Type_free(&cols);
     MPI_Type_free(&corner);

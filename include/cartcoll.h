@@ -358,8 +358,10 @@ int Cart_request_free(Cart_request *request);
  * same buffers, counts and predefined datatypes (their plans are cached) --
  * and the pack executor for one-off plans.  Persistent requests (auto)
  * plan every candidate within 3x of the best modelled time, time each
- * during the first starts, agree on the fastest (slowest process counts)
- * with one small reduction, then use only it.
+ * during the first starts (4 runs each, interleaved; the fastest counts),
+ * agree on the fastest (slowest process counts) with one small reduction,
+ * and keep the model's favourite unless another was more than 10% faster;
+ * from then on only that plan runs.
  * ------------------------------------------------------------------------ */
 
 #ifdef __cplusplus

@@ -95,12 +95,15 @@ int cc_request_start(Cart_request r)
     return rc;
 }
 
-/* After the trials: keep the candidate whose slowest process was fastest. */
+/* After the trials: keep the candidate whose slowest process was fastest --
+ * but the model's favourite (candidate 0) unless another beat it clearly:
+ * early starts are noisy (cold caches, processes arriving late). */
 static void settle(Cart_request r)
 {
     int best = 0;
     for (int i = 1; i < r->ncand; i++)
         if (r->sbuf[i] < r->sbuf[best]) best = i;
+    if (r->sbuf[best] > 0.9 * r->sbuf[0]) best = 0;
     r->plan = r->cand[best];
     if (cc_verbose() && r->cs->nbh->rank == 0) {
         fprintf(stderr, "cartcoll: %s tuned:", r->who);
