@@ -102,30 +102,23 @@ static int stage(cc_plan *p, int first, int n, char *buf, MPI_Aint cap, int out)
     return MPI_SUCCESS;
 }
 
-static int pack(cc_plan *p, int ph)
+/* Stage the messages of a phase: out = 1 packs what is sent, out = 0
+ * unpacks what was received. */
+static int stage_phase(cc_plan *p, int ph, int out)
 {
     const cc_local *l = p->local;
     for (int r = l->phase_first[ph]; r < l->phase_first[ph + 1]; r++) {
         const cc_lround *lr = &l->rounds[r];
-        const cc_msg *m = &p->smsg[r];
-        if (lr->send_rank < 0 || !m->stage) continue;
-        int rc = stage(p, lr->sfirst, lr->scount, m->stage, m->count, 1);
+        const cc_msg *m = out ? &p->smsg[r] : &p->rmsg[r];
+        if ((out ? lr->send_rank : lr->recv_rank) < 0 || !m->stage) continue;
+        int rc = out ? stage(p, lr->sfirst, lr->scount, m->stage, m->count, 1)
+                     : stage(p, lr->rfirst, lr->rcount, m->stage, m->count, 0);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
 }
 
-static int unpack(cc_plan *p, int ph)
-{
-    const cc_local *l = p->local;
-    for (int r = l->phase_first[ph]; r < l->phase_first[ph + 1]; r++) {
-        const cc_lround *lr = &l->rounds[r];
-        const cc_msg *m = &p->rmsg[r];
-        if (lr->recv_rank < 0 || !m->stage) continue;
-        int rc = stage(p, lr->rfirst, lr->rcount, m->stage, m->count, 0);
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    return MPI_SUCCESS;
-}
+static int pack(cc_plan *p, int ph) { return stage_phase(p, ph, 1); }
+static int unpack(cc_plan *p, int ph) { return stage_phase(p, ph, 0); }
 
 const cc_exec cc_exec_pack = { "pack", prepare, pack, unpack, NULL };

@@ -27,14 +27,7 @@ int cc_build_combining_alltoall(const cc_nset *ns, cc_schedule *s)
         const int *v = ns->offs + (size_t)i * d;
         z[i] = 0;
         for (int k = 0; k < d; k++) z[i] += v[k] != 0;
-        tmp[i] = -1;
-        if (z[i] >= 2) {
-            tmp[i] = cc_sched_temp(s, i);
-            if (tmp[i] < 0) {
-                rc = tmp[i];
-                goto out;
-            }
-        }
+        if ((rc = cc_hop_temp(s, i, z[i], &tmp[i])) != CC_OK) goto out;
     }
     for (int k = 0; !rc && k < d; k++) {
         int m = 0;

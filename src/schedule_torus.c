@@ -32,14 +32,7 @@ int cc_build_torus_alltoall(const cc_nset *ns, cc_schedule *s)
             rc = CC_ETOOBIG;
             goto out;
         }
-        tmp[i] = -1;
-        if (z[i] >= 2) {
-            tmp[i] = cc_sched_temp(s, i);
-            if (tmp[i] < 0) {
-                rc = tmp[i];
-                goto out;
-            }
-        }
+        if ((rc = cc_hop_temp(s, i, z[i], &tmp[i])) != CC_OK) goto out;
     }
     for (int k = 0; !rc && k < d; k++) {
         /* Active blocks per direction, ascending; a block leaves its list

@@ -66,4 +66,16 @@ static inline int cc_hop_slot(int i, long long z, long long j, int tmp)
     return ((z - j) % 2 == 0) ? CC_SLOT(CC_SLOT_RECV, i) : CC_SLOT(CC_SLOT_TEMP, tmp);
 }
 
+/* The TEMP that alltoall block i alternates with when it travels z hops
+ * (none below two hops: *tmp = -1).  CC_OK or CC_ENOMEM. */
+static inline int cc_hop_temp(cc_schedule *s, int i, long long z, int *tmp)
+{
+    *tmp = -1;
+    if (z < 2) return CC_OK;
+    int j = cc_sched_temp(s, i);
+    if (j < 0) return j; /* CC_ENOMEM / CC_ETOOBIG */
+    *tmp = j;
+    return CC_OK;
+}
+
 #endif
