@@ -24,11 +24,13 @@ need gnuplot gnuplot-nox
 [ -z "$missing" ] && exit 0
 # shellcheck disable=SC2086
 set -- $(printf '%s\n' $missing | sort -u)
-echo "cartcoll: installing missing packages: $*"
 if [ "$(id -u)" -eq 0 ]; then
+    echo "cartcoll: installing missing packages: $*"
+
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    echo "cartcoll: installing missing packages (sudo): $*"
     sudo apt-get update -qq
     sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
 else
