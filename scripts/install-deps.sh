@@ -26,7 +26,6 @@ need gnuplot gnuplot-nox
 set -- $(printf '%s\n' $missing | sort -u)
 if [ "$(id -u)" -eq 0 ]; then
     echo "cartcoll: installing missing packages: $*"
-
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@"
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
