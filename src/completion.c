@@ -13,19 +13,17 @@ static MPI_Comm errcomm(Cart_request r) { return r && r->user != MPI_COMM_NULL ?
 /* Checks for starting r; returns an error code (raised) or MPI_SUCCESS. */
 static int check_startable(Cart_request *request, const char *who, int index)
 {
+    Cart_request r = request ? *request : CART_REQUEST_NULL;
+    int cls = MPI_ERR_REQUEST;
+    const char *what;
+    if (!request) cls = MPI_ERR_ARG, what = "request is NULL";
+    else if (r == CART_REQUEST_NULL) what = "the request is CART_REQUEST_NULL";
+    else if (!r->persistent) what = "the request of a non-blocking call cannot be started (only persistent ones)";
+    else if (r->state != CC_REQ_INACTIVE) what = "the request is still active; complete it with Cart_wait or Cart_test first";
+    else return MPI_SUCCESS;
     char where[32] = "";
     if (index >= 0) snprintf(where, sizeof where, "requests[%d]: ", index);
-    if (!request) return cc_error(MPI_COMM_SELF, MPI_ERR_ARG, "%s: %srequest is NULL", who, where);
-    Cart_request r = *request;
-    if (r == CART_REQUEST_NULL)
-        return cc_error(MPI_COMM_SELF, MPI_ERR_REQUEST, "%s: %sthe request is CART_REQUEST_NULL", who, where);
-    if (!r->persistent)
-        return cc_error(errcomm(r), MPI_ERR_REQUEST,
-                        "%s: %sthe request of a non-blocking call cannot be started (only persistent ones)", who, where);
-    if (r->state != CC_REQ_INACTIVE)
-        return cc_error(errcomm(r), MPI_ERR_REQUEST,
-                        "%s: %sthe request is still active; complete it with Cart_wait or Cart_test first", who, where);
-    return MPI_SUCCESS;
+    return cc_error(errcomm(r), cls, "%s: %s%s", who, where, what);
 }
 
 static int start(Cart_request r, const char *who)

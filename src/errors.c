@@ -126,10 +126,7 @@ int cc_error(MPI_Comm comm, int cls, const char *fmt, ...)
     va_start(ap, fmt);
     int code = vcode(cls, fmt, ap, msg, sizeof msg);
     va_end(ap);
-    if (comm == MPI_COMM_NULL) comm = MPI_COMM_SELF;
-    maybe_print(comm, code, msg);
-    MPI_Comm_call_errhandler(comm, code);
-    return code;
+    return cc_error_raise(comm, code);
 }
 
 int cc_error_mpi(MPI_Comm comm, int mpi_code, const char *what)

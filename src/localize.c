@@ -41,11 +41,7 @@ static int exists_at(const ctx *c, const int H[], const cc_entry *e, int kpos)
 /* Does this process have a source for receive block i? */
 static int has_source(const ctx *c, int i)
 {
-    if (!c->mesh) return 1;
-    const int *n = c->s->offs + (size_t)i * c->s->d;
-    for (int k = 0; k < c->s->d; k++)
-        if (!on_mesh(c, k, (long long)c->me[k] - n[k])) return 0;
-    return 1;
+    return !c->mesh || cc_grid_inside(c->g, c->me, c->s->offs + (size_t)i * c->s->d, -1);
 }
 
 static int is_direct(const cc_entry *e)

@@ -250,16 +250,6 @@ int cc_plan_test(cc_plan *p, int *done)
     return MPI_SUCCESS;
 }
 
-int cc_plan_wait(cc_plan *p)
-{
-    while (p->phase < p->local->nphases) {
-        int rc = cc_waitall(p->nreqs, phase_reqs(p));
-        if (rc != MPI_SUCCESS) return rc;
-        if ((rc = next_phase(p)) != MPI_SUCCESS) return rc;
-    }
-    return MPI_SUCCESS;
-}
-
 int cc_plan_block(cc_plan *p)
 {
     if (p->phase >= p->local->nphases) return MPI_SUCCESS;

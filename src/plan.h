@@ -78,11 +78,9 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
 void cc_plan_free(cc_plan *p);
 
 /* Run: start (posts phase 0), test (advances as far as it can without
- * blocking; *done when everything including local copies finished), wait
- * (blocks until done). */
+ * blocking; *done when everything including local copies finished). */
 int cc_plan_start(cc_plan *p);
 int cc_plan_test(cc_plan *p, int *done);
-int cc_plan_wait(cc_plan *p);
 /* Block in MPI until the phase in flight completed (then cc_plan_test
  * moves on). */
 int cc_plan_block(cc_plan *p);
