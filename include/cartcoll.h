@@ -17,12 +17,20 @@
  *    MPI_ERRORS_ARE_FATAL aborts with that sentence and MPI_ERRORS_RETURN
  *    returns the code.
  *  - A failed call leaves its output arguments and all library state
- *    unchanged.  Cart_neighborhood_create agrees on errors: if any process
- *    fails, every process fails and none is left waiting.  The collectives
- *    check their arguments locally, as MPI does (agreeing would cost a
- *    reduction per call): when only some processes pass invalid arguments,
- *    the others may wait for them, so keep the default MPI_ERRORS_ARE_FATAL
- *    unless every process checks and handles the returned codes.
+ *    unchanged; a failed blocking or non-blocking collective consumes
+ *    nothing, so processes that failed differently (and handled their
+ *    errors) stay in step for the next call.  Cart_neighborhood_create and
+ *    the persistent *_init calls agree on errors: if any process fails, every
+ *    process fails and none is left waiting.  The blocking and non-blocking
+ *    collectives check their arguments locally, as MPI does (agreeing would
+ *    cost a reduction per call): when only some processes pass invalid
+ *    arguments, the others may wait for them, so keep the default
+ *    MPI_ERRORS_ARE_FATAL unless every process checks and handles the
+ *    returned codes.
+ *  - Errors about a request go to the error handler of the communicator it
+ *    was made on; if that communicator was freed meanwhile (allowed: the
+ *    request keeps what it needs), to the handler it had when it was freed
+ *    (a user-defined handler then receives a library-internal communicator).
  *  - Library messages travel on a private duplicate of the communicator and
  *    never match user messages.
  *  - Thread safety: with MPI_THREAD_MULTIPLE, different threads may call
@@ -30,6 +38,18 @@
  *    As in MPI, collective calls on one communicator must be issued in the
  *    same order on every process, and one request must not be completed by
  *    two threads at once.
+ *  - Progress: as in MPI, an operation advances inside cartcoll calls -- any
+ *    Cart_wait/Cart_test/blocking collective also advances the caller's
+ *    other active operations.  Multi-phase schedules forward blocks for other
+ *    processes, so a process that blocks in plain MPI (MPI_Recv, MPI_Barrier)
+ *    while its cartcoll operations are pending can stall processes that wait
+ *    for those blocks, where MPI_Ineighbor_* would progress inside MPI.  For
+ *    such programs enable asynchronous progress: CARTCOLL_ASYNC_PROGRESS=1
+ *    or the info key cartcoll_async_progress=true (Cart_neighborhood_create
+ *    or *_init) starts one progress thread per process (stopped in
+ *    MPI_Finalize).  It needs MPI_Init_thread with MPI_THREAD_MULTIPLE;
+ *    otherwise a warning is printed and progress stays inside cartcoll
+ *    calls.
  *  - Memory per process is O(t*d) for t neighbours in d dimensions (the
  *    TORUS algorithm: O(sum_i |N_i|_1)); nothing grows with the number of
  *    processes.
@@ -38,8 +58,12 @@
  * every *_init call, environment variables as defaults):
  *    cartcoll_algorithm = auto | direct | combining | torus  (CARTCOLL_ALGORITHM)
  *    cartcoll_executor  = auto | datatype | pack             (CARTCOLL_EXECUTOR)
+ *    cartcoll_async_progress = true | false                  (CARTCOLL_ASYNC_PROGRESS)
  * The *_init info overrides the communicator's, which overrides the
- * environment.  Unknown values are an MPI_ERR_ARG error.  See the "Automatic
+ * environment.  Unknown values are an MPI_ERR_ARG error.  The values must
+ * be the same on every process: Cart_neighborhood_create and the *_init
+ * calls check this and fail on every process (MPI_ERR_ARG) when they
+ * differ.  See the "Automatic
  * choice" section at the end of this file for what `auto` does.
  */
 #ifndef CARTCOLL_H
@@ -213,7 +237,12 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm,
  * block i; send block i must match receive block i.  MPI_IN_PLACE is not
  * allowed (as for MPI neighbourhood collectives); send and receive buffer may
  * be the same array as long as the blocks do not overlap (halo exchange).
- * Receive blocks whose source is off a mesh are not touched.
+ * Receive blocks whose source is off a mesh are not touched.  A buffer may
+ * be MPI_BOTTOM where its blocks are given by absolute addresses: derived
+ * datatypes built on absolute addresses, or the byte displacements of the w
+ * variants taken with MPI_Get_address.  Any type map MPI accepts works
+ * (negative strides, overlapping send types, resized types); blocks of more
+ * than 2 GiB work too (staged messages of the pack executor excepted).
  *
  * Errors (every variant): MPI_ERR_COMM, MPI_ERR_TOPOLOGY (communicator has no
  * neighbourhood), MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (null or
@@ -245,7 +274,12 @@ int Cart_alltoallw (const void *sendbuf, const int sendcounts[], const MPI_Aint 
  * may be reused or freed as soon as the call returns, except the buffers
  * themselves, which must stay untouched (send) and unread (receive) until
  * completion.  Concurrent non-blocking operations on one communicator are
- * allowed and may be completed in any order. */
+ * allowed and may be completed in any order.  Each operation travels under
+ * its own message tag, taken in turn from half of MPI_COMM_WORLD's
+ * MPI_TAG_UB (persistent requests use the other half): a non-blocking
+ * operation must be completed before that many later blocking and
+ * non-blocking operations are started on the same communicator (at least
+ * 16380; about 10^9 on Open MPI, 1.3*10^8 on MPICH). */
 int Cart_iallgather (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
                      Cart_request *request);
@@ -276,7 +310,15 @@ int Cart_ialltoallw (const void *sendbuf, const int sendcounts[], const MPI_Aint
  * started again), free with Cart_request_free.  The count/displacement/type
  * arrays may be freed after the call; the datatypes too.  `info` may be
  * MPI_INFO_NULL; its cartcoll_algorithm/cartcoll_executor override the
- * communicator's. */
+ * communicator's.  Unlike MPI's non-blocking calls, an *_init call
+ * synchronises: the processes agree (one small reduction, during which the
+ * caller's other cartcoll operations advance) on success, on the info
+ * values, and on a message tag that no live persistent request of any of
+ * them uses, so persistent operations never exchange each other's data
+ * however many operations run in between.  Errors: as the blocking calls;
+ * when another process failed, MPI_ERR_ARG ("another process passed invalid
+ * arguments"); MPI_ERR_OTHER when every tag of the communicator's
+ * persistent range (half of MPI_TAG_UB) is held by a live request. */
 int Cart_allgather_init (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
                          MPI_Info info, Cart_request *request);
@@ -321,7 +363,8 @@ int Cart_startall(int count, Cart_request requests[]);
 int Cart_wait(Cart_request *request);
 
 /* Cart_waitall - complete count requests (entries may be CART_REQUEST_NULL),
- * advancing all of them together. */
+ * advancing all of them together.  The same request twice is an error
+ * (MPI_ERR_REQUEST; nothing is completed), as for Cart_startall. */
 int Cart_waitall(int count, Cart_request requests[]);
 
 /* Cart_test - advance an operation without blocking; *flag becomes true when

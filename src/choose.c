@@ -190,10 +190,10 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
         if (want.executor != CC_EXEC_AUTO || alg == CC_DIRECT || !persistent) {
             /* DIRECT messages are the same under both executors. */
             int ex = want.executor != CC_EXEC_AUTO ? want.executor : reused ? CC_EXEC_DATATYPE : CC_EXEC_PACK;
-            out->c[out->n++] = (cc_choice){ alg, ex };
+            out->c[out->n++] = (cc_choice){ alg, ex, 0 };
         } else {
-            out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE };
-            if (out->n < CC_MAX_CANDIDATES) out->c[out->n++] = (cc_choice){ alg, CC_EXEC_PACK };
+            out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE, 0 };
+            if (out->n < CC_MAX_CANDIDATES) out->c[out->n++] = (cc_choice){ alg, CC_EXEC_PACK, 0 };
         }
         if (out->n >= CC_MAX_CANDIDATES) break;
     }

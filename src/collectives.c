@@ -5,6 +5,7 @@
 
 #include "binding.h"
 #include "choose.h"
+#include "agree.h"
 #include "errors.h"
 #include "nbh.h"
 #include "plan.h"
@@ -36,98 +37,101 @@ static int check_type(MPI_Comm priv, MPI_Datatype t)
     return MPI_Pack(&b, 0, t, &b, 0, &pos, priv) != MPI_SUCCESS ? 2 : 0;
 }
 
-static int type_error(MPI_Comm comm, const char *who, const char *name, int index, int why)
+static int type_error(const char *who, const char *name, int index, int why)
 {
     char where[24] = "";
     if (index >= 0) snprintf(where, sizeof where, "[%d]", index);
-    return cc_error(comm, MPI_ERR_TYPE, "%s: %s%s is %s", who, name, where,
+    return cc_error_code(MPI_ERR_TYPE, "%s: %s%s is %s", who, name, where,
                     why == 1 ? "MPI_DATATYPE_NULL" : "not a committed datatype (call MPI_Type_commit)");
 }
 
 /* Checks of one side's description (counts, displacements, types). */
-static int check_side(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_args *a, int side, int t)
+static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side, int t)
 {
     int send = side == CC_SIDE_SEND;
     const char *sname = send ? "send" : "recv";
     char name[32];
     if (send && a->collective == CC_ALLGATHER) {
-        if (a->sendcount < 0) return cc_error(comm, MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
+        if (a->sendcount < 0) return cc_error_code(MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
         int why = check_type(priv, a->sendtype);
-        return why ? type_error(comm, who, "sendtype", -1, why) : MPI_SUCCESS;
+        return why ? type_error(who, "sendtype", -1, why) : MPI_SUCCESS;
     }
     if (a->variant == CC_REGULAR) {
         int c = send ? a->sendcount : a->recvcount;
-        if (c < 0) return cc_error(comm, MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
+        if (c < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
         snprintf(name, sizeof name, "%stype", sname);
         int why = check_type(priv, send ? a->sendtype : a->recvtype);
-        return why ? type_error(comm, who, name, -1, why) : MPI_SUCCESS;
+        return why ? type_error(who, name, -1, why) : MPI_SUCCESS;
     }
     const int *counts = send ? a->sendcounts : a->recvcounts;
     const void *displs = a->variant == CC_VECTOR ? (const void *)(send ? a->sdispls : a->rdispls)
                                                  : (const void *)(send ? a->sdisplsw : a->rdisplsw);
     const MPI_Datatype *types = send ? a->sendtypes : a->recvtypes;
     if (t == 0) return MPI_SUCCESS;
-    if (!counts) return cc_error(comm, MPI_ERR_ARG, "%s: %scounts is NULL", who, sname);
+    if (!counts) return cc_error_code(MPI_ERR_ARG, "%s: %scounts is NULL", who, sname);
     if (!displs)
-        return cc_error(comm, MPI_ERR_ARG, "%s: %s is NULL", who,
+        return cc_error_code(MPI_ERR_ARG, "%s: %s is NULL", who,
                         send ? "sdispls" : (a->collective == CC_ALLGATHER ? "displs" : "rdispls"));
-    if (a->variant == CC_W && !types) return cc_error(comm, MPI_ERR_ARG, "%s: %stypes is NULL", who, sname);
+    if (a->variant == CC_W && !types) return cc_error_code(MPI_ERR_ARG, "%s: %stypes is NULL", who, sname);
     for (int i = 0; i < t; i++)
         if (counts[i] < 0)
-            return cc_error(comm, MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
+            return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
     if (a->variant == CC_VECTOR) {
         snprintf(name, sizeof name, "%stype", sname);
         int why = check_type(priv, send ? a->sendtype : a->recvtype);
-        return why ? type_error(comm, who, name, -1, why) : MPI_SUCCESS;
+        return why ? type_error(who, name, -1, why) : MPI_SUCCESS;
     }
     snprintf(name, sizeof name, "%stypes", sname);
     for (int i = 0; i < t; i++) {
         if (i > 0 && types[i] == types[i - 1]) continue;
         int why = check_type(priv, types[i]);
-        if (why) return type_error(comm, who, name, i, why);
+        if (why) return type_error(who, name, i, why);
     }
     return MPI_SUCCESS;
 }
 
 /* Buffers and block sizes of a call's blocks (counts and types valid). */
-static int check_blocks(MPI_Comm comm, const char *who, const cc_args *a, const cc_nbh *n, const cc_blocks *b)
+static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, const cc_blocks *b)
 {
+    /* A NULL buffer is MPI_BOTTOM: fine with derived types of absolute
+     * addresses, and with any type where the w variants give absolute
+     * byte displacements (MPI_Get_address); never with a predefined type
+     * at a displacement counted in extents. */
+    int send_abs = a->variant == CC_W && a->collective == CC_ALLTOALL, recv_abs = a->variant == CC_W;
     for (int i = 0; i < n->t; i++) {
         const cc_blk *sb = &b->send[b->nsend > 1 ? i : 0], *rb = &b->recv[i];
-        /* NULL is MPI_BOTTOM: fine with derived types of absolute
-         * addresses, never with a predefined type. */
-        if (!a->sendbuf && sb->bytes > 0 && sb->named)
-            return cc_error(comm, MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
-                            b->nsend > 1 ? i : 0, (long long)sb->bytes);
-        if (!a->recvbuf && rb->bytes > 0 && rb->named)
-            return cc_error(comm, MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, i,
-                            (long long)rb->bytes);
+        if (!a->sendbuf && sb->bytes > 0 && sb->named && !send_abs)
+            return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
+                                 b->nsend > 1 ? i : 0, (long long)sb->bytes);
+        if (!a->recvbuf && rb->bytes > 0 && rb->named && !recv_abs)
+            return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, i,
+                                 (long long)rb->bytes);
         /* Block i has one type signature everywhere: locally, the send block
          * and the receive block agree in size. */
         if (!n->dead[i] && sb->bytes != rb->bytes)
-            return cc_error(comm, MPI_ERR_ARG,
-                            "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
-                            "the same type signature on the sending and the receiving side",
-                            who, b->nsend > 1 ? i : 0, (long long)sb->bytes, i, (long long)rb->bytes);
+            return cc_error_code(MPI_ERR_ARG,
+                                 "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
+                                 "the same type signature on the sending and the receiving side",
+                                 who, b->nsend > 1 ? i : 0, (long long)sb->bytes, i, (long long)rb->bytes);
     }
     return MPI_SUCCESS;
 }
 
-static int check_args(MPI_Comm comm, MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
+static int check_args(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
 {
     if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
-        return cc_error(comm, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
-    int rc = check_side(comm, priv, who, a, CC_SIDE_SEND, n->t);
-    if (rc == MPI_SUCCESS) rc = check_side(comm, priv, who, a, CC_SIDE_RECV, n->t);
+        return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
+    int rc = check_side(priv, who, a, CC_SIDE_SEND, n->t);
+    if (rc == MPI_SUCCESS) rc = check_side(priv, who, a, CC_SIDE_RECV, n->t);
     return rc;
 }
 
 /* ---- the pipeline ------------------------------------------------------ */
 
-static int status_error(MPI_Comm comm, const char *who, int status)
+static int status_code(const char *who, int status)
 {
-    if (status == CC_ENOMEM) return cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
-    return cc_error(comm, MPI_ERR_COUNT, "%s: the schedule is too large for this neighbourhood", who);
+    if (status == CC_ENOMEM) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
+    return cc_error_code(MPI_ERR_COUNT, "%s: the schedule is too large for this neighbourhood", who);
 }
 
 static void release_plan(cc_plan *p)
@@ -150,89 +154,90 @@ static int run_blocking(MPI_Comm comm, const char *who, cc_plan *p)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(comm, rc, who);
 }
 
-static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info,
-                      Cart_request *request)
+/* Plan a call: its blocks, the candidates, one plan each.  Local: returns
+ * MPI_SUCCESS or an error code (not raised).  Non-persistent plans get
+ * their tag later (cc_comm_tag), persistent ones use `tag`. */
+static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, cc_choice want,
+                     int tag, cc_plan **plans, int *nplans)
 {
-    cc_comm *cs;
-    int rc = cc_comm_get(comm, &cs, who);
-    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (mode != MODE_BLOCKING && !request) return cc_error(comm, MPI_ERR_ARG, "%s: request is NULL", who);
-    MPI_Comm priv;
-    rc = cc_comm_private(cs, comm, &priv);
-    if (rc != MPI_SUCCESS) return cc_error_mpi(comm, rc, who);
     cc_nbh *n = cs->nbh;
-    if ((rc = check_args(comm, priv, who, a, n)) != MPI_SUCCESS) return rc;
-
-    /* A repeated blocking/non-blocking call reuses its plan. */
-    int cacheable = mode != MODE_PERSISTENT && cc_plancache_eligible(a, n->t);
-    cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0, tag = cc_comm_tag(cs), tag2 = 0;
+    int cacheable = mode != MODE_PERSISTENT && cc_plancache_eligible(a, n->t), rc;
+    *nplans = 0;
+    /* A repeated blocking/non-blocking call reuses its plan (a cache hit
+     * had identical arguments, checked before). */
     if (cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
-        plans[0]->tag = tag;
-        nplans = 1;
-    } else {
-        /* The call's blocks, described once for checks, model and plans (a
-         * cache hit had identical arguments, checked before). */
-        cc_blocks *blocks;
-        if ((rc = cc_blocks_new(a, n->t, &blocks)) != MPI_SUCCESS) return cc_error_mpi(comm, rc, who);
-        if ((rc = check_blocks(comm, who, a, n, blocks)) != MPI_SUCCESS) {
-            cc_blocks_release(blocks);
-            return rc;
-        }
-        cc_choice want = n->defaults;
-        cc_candidates cand;
-        if (mode == MODE_PERSISTENT && (rc = cc_options_info(info, &want, who)) != MPI_SUCCESS) {
-            cc_blocks_release(blocks);
-            return cc_error_raise(comm, rc);
-        }
-        if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == MODE_PERSISTENT,
-                            mode == MODE_PERSISTENT || cacheable, &cand)) != CC_OK) {
-            cc_blocks_release(blocks);
-            return status_error(comm, who, rc);
-        }
-        if (cand.n > 1) tag2 = cc_comm_tag(cs);
-        for (int i = 0; i < cand.n; i++) {
-            const cc_schedule *s;
-            const cc_local *l;
-            int st = cc_nbh_schedule(n, a->collective, cand.c[i].algorithm, &s);
-            if (st == CC_OK) st = cc_nbh_local(n, a->collective, cand.c[i].algorithm, &l);
-            if (st != CC_OK) {
-                rc = status_error(comm, who, st);
-                break;
-            }
-            rc = cc_plan_create(&plans[nplans], s, l, blocks, cand.c[i].algorithm, cand.c[i].executor,
-                                mode == MODE_PERSISTENT, priv, tag);
-            if (rc != MPI_SUCCESS) {
-                rc = cc_error_mpi(comm, rc, who);
-                break;
-            }
-            nplans++;
-        }
-        cc_blocks_release(blocks);
-        if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
-        if (rc == MPI_SUCCESS && cc_verbose() && n->rank == 0) {
-            fprintf(stderr, "cartcoll: %s:", who);
-            for (int i = 0; i < nplans; i++)
-                fprintf(stderr, "%s %s/%s (%d rounds)", i ? "," : (nplans > 1 ? " timing" : ""),
-                        cc_algorithm_name(plans[i]->algorithm), cc_executor_name(plans[i]->executor),
-                        plans[i]->sched->nrounds);
-            fprintf(stderr, "\n");
-        }
-    }
-    if (rc == MPI_SUCCESS && mode == MODE_BLOCKING) return run_blocking(comm, who, plans[0]);
-    Cart_request r = CART_REQUEST_NULL;
-    if (rc == MPI_SUCCESS) {
-        rc = cc_request_new(&r, cs, comm, who, mode == MODE_PERSISTENT, plans, nplans, tag2);
-        if (rc != MPI_SUCCESS) rc = cc_error_mpi(comm, rc, who);
-    }
-    if (rc != MPI_SUCCESS) {
-        for (int i = 0; i < nplans; i++) release_plan(plans[i]);
-        return rc;
-    }
-    if (mode == MODE_PERSISTENT) {
-        *request = r;
+        *nplans = 1;
         return MPI_SUCCESS;
     }
+    cc_blocks *blocks;
+    if ((rc = cc_blocks_new(a, n->t, &blocks)) != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
+    if ((rc = check_blocks(who, a, n, blocks)) != MPI_SUCCESS) {
+        cc_blocks_release(blocks);
+        return rc;
+    }
+    cc_candidates cand;
+    if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == MODE_PERSISTENT,
+                        mode == MODE_PERSISTENT || cacheable, &cand)) != CC_OK) {
+        cc_blocks_release(blocks);
+        return status_code(who, rc);
+    }
+    for (int i = 0; i < cand.n; i++) {
+        const cc_schedule *s;
+        const cc_local *l;
+        int st = cc_nbh_schedule(n, a->collective, cand.c[i].algorithm, &s);
+        if (st == CC_OK) st = cc_nbh_local(n, a->collective, cand.c[i].algorithm, &l);
+        if (st != CC_OK) {
+            rc = status_code(who, st);
+            break;
+        }
+        rc = cc_plan_create(&plans[*nplans], s, l, blocks, cand.c[i].algorithm, cand.c[i].executor,
+                            mode == MODE_PERSISTENT, priv, tag);
+        if (rc != MPI_SUCCESS) {
+            rc = cc_error_mpi_code(rc, who);
+            break;
+        }
+        (*nplans)++;
+    }
+    cc_blocks_release(blocks);
+    if (rc != MPI_SUCCESS) {
+        for (int i = 0; i < *nplans; i++) release_plan(plans[i]);
+        *nplans = 0;
+        return rc;
+    }
+    if (cacheable) cc_plancache_put(cs, a, plans[0]);
+    if (cc_verbose() && n->rank == 0) {
+        fprintf(stderr, "cartcoll: %s:", who);
+        for (int i = 0; i < *nplans; i++)
+            fprintf(stderr, "%s %s/%s (%d rounds)", i ? "," : (*nplans > 1 ? " timing" : ""),
+                    cc_algorithm_name(plans[i]->algorithm), cc_executor_name(plans[i]->executor),
+                    plans[i]->sched->nrounds);
+        fprintf(stderr, "\n");
+    }
+    return MPI_SUCCESS;
+}
+
+/* Blocking and non-blocking calls: every check is local and a failed call
+ * takes no tag, so processes that fail differently stay in step. */
+static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, int mode,
+                     Cart_request *request)
+{
+    cc_plan *plans[CC_MAX_CANDIDATES];
+    int nplans = 0, rc = MPI_SUCCESS;
+    if (mode != MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
+    if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
+    if (rc == MPI_SUCCESS) rc = plan_call(who, a, cs, priv, mode, cs->nbh->defaults, 0, plans, &nplans);
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    if (mode == MODE_BLOCKING) {
+        plans[0]->tag = cc_comm_tag(cs);
+        return run_blocking(comm, who, plans[0]);
+    }
+    Cart_request r;
+    rc = cc_request_new(&r, cs, comm, who, 0, plans, nplans, -1);
+    if (rc != MPI_SUCCESS) {
+        release_plan(plans[0]);
+        return cc_error_mpi(comm, rc, who);
+    }
+    plans[0]->tag = cc_comm_tag(cs);
     rc = cc_request_start(r);
     if (rc != MPI_SUCCESS) {
         cc_request_destroy(r);
@@ -241,6 +246,44 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
     cc_progress_add(r);
     *request = r;
     return MPI_SUCCESS;
+}
+
+/* Persistent *_init: the processes agree (one small reduction) on success,
+ * on the algorithm and executor asked for, and on a tag pair no live request
+ * of any of them holds.  A failure anywhere fails the call everywhere. */
+static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, MPI_Info info,
+                      Cart_request *request)
+{
+    cc_choice want = cs->nbh->defaults;
+    int rc = request ? MPI_SUCCESS : cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
+    if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
+    if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
+    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, &tag);
+    if (agreed != MPI_SUCCESS) return cc_error_raise(comm, agreed);
+    if (want.async) cc_progress_async_start();
+    cc_plan *plans[CC_MAX_CANDIDATES];
+    int nplans = 0;
+    rc = plan_call(who, a, cs, priv, MODE_PERSISTENT, want, tag, plans, &nplans);
+    Cart_request r = CART_REQUEST_NULL;
+    if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {
+        for (int i = 0; i < nplans; i++) release_plan(plans[i]);
+        rc = cc_error_mpi_code(rc, who);
+    }
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info,
+                      Cart_request *request)
+{
+    cc_comm *cs;
+    MPI_Comm priv;
+    int rc = cc_comm_get(comm, &cs, who);
+    if (rc == MPI_SUCCESS) rc = cc_comm_ready(cs, who, &priv);
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    if (mode == MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
+    return transient(who, a, comm, cs, priv, mode, request);
 }
 
 /* ---- entry points ------------------------------------------------------- */

@@ -7,8 +7,6 @@
 
 #include <stdio.h>
 
-/* Communicator whose handler gets errors about r. */
-static MPI_Comm errcomm(Cart_request r) { return r && r->user != MPI_COMM_NULL ? r->user : MPI_COMM_SELF; }
 
 /* Checks for starting r; returns an error code (raised) or MPI_SUCCESS. */
 static int check_startable(Cart_request *request, const char *who, int index)
@@ -23,7 +21,21 @@ static int check_startable(Cart_request *request, const char *who, int index)
     else return MPI_SUCCESS;
     char where[32] = "";
     if (index >= 0) snprintf(where, sizeof where, "requests[%d]: ", index);
-    return cc_error(errcomm(r), cls, "%s: %s%s", who, where, what);
+    return cc_request_raise(r, cc_error_code(cls, "%s: %s%s", who, where, what));
+}
+
+/* The same request twice in one array would be completed (and freed)
+ * twice.  Sorting a copy would allocate; arrays are short, compare pairs. */
+static int check_distinct(int count, Cart_request requests[], const char *who)
+{
+    for (int i = 1; i < count; i++) {
+        if (requests[i] == CART_REQUEST_NULL) continue;
+        for (int j = 0; j < i; j++)
+            if (requests[j] == requests[i])
+                return cc_request_raise(requests[i], cc_error_code(MPI_ERR_REQUEST,
+                                        "%s: requests[%d] and requests[%d] are the same request", who, j, i));
+    }
+    return MPI_SUCCESS;
 }
 
 static int start(Cart_request r, const char *who)
@@ -33,7 +45,7 @@ static int start(Cart_request r, const char *who)
     cc_request_unlock(r);
     if (rc != MPI_SUCCESS) {
         r->state = CC_REQ_INACTIVE;
-        return cc_error_mpi(errcomm(r), rc, who);
+        return cc_request_raise(r, cc_error_mpi_code(rc, who));
     }
     cc_progress_add(r);
     return MPI_SUCCESS;
@@ -52,16 +64,10 @@ int Cart_startall(int count, Cart_request requests[])
     for (int i = 0; i < count; i++) {
         int rc = check_startable(&requests[i], "Cart_startall", i);
         if (rc != MPI_SUCCESS) return rc;
-        for (int j = 0; j < i; j++)
-            if (requests[j] == requests[i])
-                return cc_error(errcomm(requests[i]), MPI_ERR_REQUEST,
-                                "Cart_startall: requests[%d] and requests[%d] are the same request", j, i);
     }
-    for (int i = 0; i < count; i++) {
-        int rc = start(requests[i], "Cart_startall");
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    return MPI_SUCCESS;
+    int rc = check_distinct(count, requests, "Cart_startall");
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) rc = start(requests[i], "Cart_startall");
+    return rc;
 }
 
 /* r finished its run: make it inactive (persistent) or free it, and report
@@ -71,18 +77,19 @@ static int complete(Cart_request *request, const char *who)
     Cart_request r = *request;
     cc_progress_remove(r);
     int err = r->error;
-    MPI_Comm comm = errcomm(r);
-    const char *made_by = r->who;
-    if (r->persistent) {
-        r->state = CC_REQ_INACTIVE;
-    } else {
+    if (r->persistent) r->state = CC_REQ_INACTIVE;
+    if (err != MPI_SUCCESS) {
+        char what[128];
+        snprintf(what, sizeof what, "%s: the operation started by %s failed", who, r->who);
+        err = cc_error_mpi_code(err, what);
+        /* raise while the request (and what it knows of its communicator) lives */
+        cc_request_raise(r, err);
+    }
+    if (!r->persistent) {
         cc_request_destroy(r);
         *request = CART_REQUEST_NULL;
     }
-    if (err == MPI_SUCCESS) return MPI_SUCCESS;
-    char what[128];
-    snprintf(what, sizeof what, "%s: the operation started by %s failed", who, made_by);
-    return cc_error_mpi(comm, err, what);
+    return err;
 }
 
 /* Advance r until done, advancing other requests meanwhile; block in MPI
@@ -117,7 +124,7 @@ int Cart_wait(Cart_request *request)
 int Cart_test(Cart_request *request, int *flag)
 {
     if (!request) return cc_error(MPI_COMM_SELF, MPI_ERR_ARG, "Cart_test: request is NULL");
-    if (!flag) return cc_error(errcomm(*request), MPI_ERR_ARG, "Cart_test: flag is NULL");
+    if (!flag) return cc_request_raise(*request, cc_error_code(MPI_ERR_ARG, "Cart_test: flag is NULL"));
     Cart_request r = *request;
     *flag = 1;
     if (r == CART_REQUEST_NULL || r->state == CC_REQ_INACTIVE) return MPI_SUCCESS;
@@ -138,6 +145,8 @@ int Cart_waitall(int count, Cart_request requests[])
 {
     if (count < 0) return cc_error(MPI_COMM_SELF, MPI_ERR_COUNT, "Cart_waitall: count = %d is negative", count);
     if (count > 0 && !requests) return cc_error(MPI_COMM_SELF, MPI_ERR_ARG, "Cart_waitall: requests is NULL");
+    int rc = check_distinct(count, requests, "Cart_waitall");
+    if (rc != MPI_SUCCESS) return rc;
     for (;;) {
         int pending = 0;
         Cart_request last = NULL;
@@ -162,7 +171,7 @@ int Cart_waitall(int count, Cart_request requests[])
     int first_error = MPI_SUCCESS;
     for (int i = 0; i < count; i++) {
         if (!requests[i] || requests[i]->state != CC_REQ_DONE) continue;
-        int rc = complete(&requests[i], "Cart_waitall");
+        rc = complete(&requests[i], "Cart_waitall");
         if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
     }
     return first_error;
@@ -175,9 +184,9 @@ int Cart_request_free(Cart_request *request)
     if (r == CART_REQUEST_NULL)
         return cc_error(MPI_COMM_SELF, MPI_ERR_REQUEST, "Cart_request_free: the request is CART_REQUEST_NULL");
     if (r->state == CC_REQ_ACTIVE)
-        return cc_error(errcomm(r), MPI_ERR_REQUEST,
+        return cc_request_raise(r, cc_error_code(MPI_ERR_REQUEST,
                         "Cart_request_free: the request is active; complete it with Cart_wait or Cart_test first "
-                        "(as MPI requires for collective operations)");
+                        "(as MPI requires for collective operations)"));
     cc_progress_remove(r);
     cc_request_destroy(r);
     *request = CART_REQUEST_NULL;

@@ -4,6 +4,7 @@
 
 #include "choose.h"
 #include "errors.h"
+#include "request.h"
 #include "nbh.h"
 
 #include <limits.h>
@@ -209,6 +210,7 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
     if (cc_verbose() && rank == 0)
         fprintf(stderr, "cartcoll: %s: t=%d, d=%d, alpha=%.3g s, overhead=%.3g s, beta=%.3g s/byte%s\n", WHO, t,
                 d, alpha, overhead, beta, f[F_CALIB] ? " (measured)" : "");
+    if (defaults.async) cc_progress_async_start();
     *cartcomm = cart;
     return MPI_SUCCESS;
 }

@@ -129,12 +129,17 @@ int cc_error(MPI_Comm comm, int cls, const char *fmt, ...)
     return cc_error_raise(comm, code);
 }
 
-int cc_error_mpi(MPI_Comm comm, int mpi_code, const char *what)
+int cc_error_mpi_code(int mpi_code, const char *what)
 {
     char s[MPI_MAX_ERROR_STRING];
     int len = 0;
     if (MPI_Error_string(mpi_code, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "error %d", mpi_code);
-    return cc_error(comm, cc_error_class(mpi_code), "%s: the MPI library reported: %s", what, s);
+    return cc_error_code(cc_error_class(mpi_code), "%s: the MPI library reported: %s", what, s);
+}
+
+int cc_error_mpi(MPI_Comm comm, int mpi_code, const char *what)
+{
+    return cc_error_raise(comm, cc_error_mpi_code(mpi_code, what));
 }
 
 int cc_error_class(int code)

@@ -30,6 +30,8 @@ int cc_error(MPI_Comm comm, int cls, const char *fmt, ...) CC_PRINTF(3, 4);
 /* An MPI call inside the library failed with `mpi_code`: raise an error of
  * the same class on `comm`, saying which library step failed. */
 int cc_error_mpi(MPI_Comm comm, int mpi_code, const char *what);
+/* The same, as a code (not raised). */
+int cc_error_mpi_code(int mpi_code, const char *what);
 
 /* Format a message without raising (for errors decided collectively):
  * returns a code of class `cls` carrying the sentence. */

@@ -1,8 +1,9 @@
 /* Datatype executor (zero-copy, seed 001 sec. 3.3): every combined message
- * is one derived datatype over the absolute addresses of its blocks
- * (MPI_BOTTOM), so blocks move between send, receive and temporary buffers
- * without any copy by the library.  A message of one block uses the block's
- * own count and datatype. */
+ * is one derived datatype over the addresses of its blocks, relative to the
+ * first block (not MPI_BOTTOM, which is not address 0 on every MPI), so
+ * blocks move between send, receive and temporary buffers without any copy
+ * by the library.  A message of one block uses the block's own count and
+ * datatype. */
 #include "plan.h"
 
 #include <stdlib.h>
@@ -16,21 +17,25 @@ static int describe(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, M
         *m = (cc_msg){ b->addr, b->count, b->type, NULL };
         return MPI_SUCCESS;
     }
-    for (int j = 0; j < n; j++) {
+    char *base = cc_binding_slot(&p->bind, slots[0])->addr;
+    MPI_Aint at0;
+    int rc = MPI_Get_address(base, &at0);
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
         const cc_blk *b = cc_binding_slot(&p->bind, slots[j]);
         lens[j] = b->count;
         types[j] = b->type;
-        int rc = MPI_Get_address(b->addr, &disps[j]);
-        if (rc != MPI_SUCCESS) return rc;
+        rc = MPI_Get_address(b->addr, &disps[j]);
+        disps[j] = MPI_Aint_diff(disps[j], at0);
     }
+    if (rc != MPI_SUCCESS) return rc;
     MPI_Datatype t;
-    int rc = MPI_Type_create_struct(n, lens, disps, types, &t);
+    rc = MPI_Type_create_struct(n, lens, disps, types, &t);
     if (rc != MPI_SUCCESS) return rc;
     if ((rc = MPI_Type_commit(&t)) != MPI_SUCCESS || (rc = cc_plan_own_type(p, t)) != MPI_SUCCESS) {
         MPI_Type_free(&t);
         return rc;
     }
-    *m = (cc_msg){ MPI_BOTTOM, 1, t, NULL };
+    *m = (cc_msg){ base, 1, t, NULL };
     return MPI_SUCCESS;
 }
 

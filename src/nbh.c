@@ -109,27 +109,60 @@ static int keyval = MPI_KEYVAL_INVALID;
  * carry the neighbourhood (it would get a private communicator of its own). */
 static _Thread_local int making_private;
 
-static cc_comm *comm_new(cc_nbh *nbh, MPI_Comm priv, int tag_ub)
+/* The tag bound of MPI_COMM_WORLD: always set, unlike on the Cartesian
+ * communicators of some MPIs (Open MPI 4.1). */
+static int world_tag_ub(void)
+{
+    void *v;
+    int flag = 0, ub = 32767; /* the least the standard allows */
+    if (MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag && *(int *)v >= 32767)
+        ub = *(int *)v;
+    /* CARTCOLL_TAG_UB lowers the bound, so that tests can wrap the tag
+     * ranges in a few hundred operations. */
+    const char *e = getenv("CARTCOLL_TAG_UB");
+    long x = e && *e ? strtol(e, NULL, 10) : 0;
+    if (x >= CC_TAG_FIRST + 8 && x < ub) ub = (int)x;
+    return ub;
+}
+
+static cc_comm *comm_new(cc_nbh *nbh, MPI_Comm priv)
 {
     cc_comm *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     atomic_init(&c->refs, 1);
+    atomic_init(&c->user_freed, 0);
     pthread_mutex_init(&c->lock, NULL);
     c->nbh = nbh;
     c->priv = priv;
-    c->tag_ub = tag_ub;
+    c->pending = MPI_REQUEST_NULL;
+    c->user_eh = MPI_ERRHANDLER_NULL;
+    c->tag_ub = world_tag_ub();
+    /* half of the tags for persistent pairs, starting at an even offset */
+    c->tag_split = CC_TAG_FIRST + (((c->tag_ub - CC_TAG_FIRST + 1) / 2) & ~1);
     return c;
 }
 
+/* MPI_Comm_dup of a neighbourhood communicator: the copy gets the
+ * neighbourhood and a private communicator of its own.  MPI_Comm_dup is
+ * collective, so the private one is started here, in the same order on
+ * every process, as an MPI_Comm_idup: nothing blocks (the user's call may be
+ * an MPI_Comm_idup too), and the first operation on the copy completes it. */
 static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *flag)
 {
-    (void)old;
     (void)kv;
     (void)extra;
     *flag = 0;
     if (making_private) return MPI_SUCCESS;
-    cc_comm *src = in, *c = comm_new(src->nbh, MPI_COMM_NULL, src->tag_ub);
+    cc_comm *src = in, *c = comm_new(src->nbh, MPI_COMM_NULL);
     if (!c) return MPI_ERR_NO_MEM;
+    making_private = 1;
+    int rc = MPI_Comm_idup(old, &c->priv, &c->pending);
+    making_private = 0;
+    if (rc != MPI_SUCCESS) {
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+        return rc;
+    }
     atomic_fetch_add(&src->nbh->refs, 1);
     *(cc_comm **)out = c;
     *flag = 1;
@@ -138,10 +171,13 @@ static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *
 
 static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra)
 {
-    (void)comm;
     (void)kv;
     (void)extra;
-    cc_comm_release(val);
+    cc_comm *c = val;
+    /* Requests may outlive the communicator: keep its error handler for them. */
+    if (MPI_Comm_get_errhandler(comm, &c->user_eh) != MPI_SUCCESS) c->user_eh = MPI_ERRHANDLER_NULL;
+    atomic_store(&c->user_freed, 1);
+    cc_comm_release(c);
     return MPI_SUCCESS;
 }
 
@@ -157,11 +193,14 @@ void cc_comm_release(cc_comm *c)
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
     cc_plancache_clear(c);
     pthread_mutex_destroy(&c->lock);
-    if (c->priv != MPI_COMM_NULL) {
-        int finalized = 0;
-        MPI_Finalized(&finalized);
-        if (!finalized) MPI_Comm_free(&c->priv);
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) {
+        if (c->pending != MPI_REQUEST_NULL) MPI_Wait(&c->pending, MPI_STATUS_IGNORE);
+        if (c->priv != MPI_COMM_NULL) MPI_Comm_free(&c->priv);
+        if (c->user_eh != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&c->user_eh);
     }
+    free(c->live);
     cc_nbh_release(c->nbh);
     free(c);
 }
@@ -170,10 +209,7 @@ int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv)
 {
     pthread_once(&keyval_once, make_keyval);
     if (keyval == MPI_KEYVAL_INVALID) return cc_error_code(MPI_ERR_OTHER, "cannot create an MPI attribute key");
-    void *v;
-    int flag = 0, tag_ub = 32767;
-    if (MPI_Comm_get_attr(cart, MPI_TAG_UB, &v, &flag) == MPI_SUCCESS && flag) tag_ub = *(int *)v;
-    cc_comm *c = comm_new(nbh, priv, tag_ub);
+    cc_comm *c = comm_new(nbh, priv);
     if (!c) return cc_error_code(MPI_ERR_NO_MEM, "out of memory");
     int rc = MPI_Comm_set_attr(cart, keyval, c);
     if (rc != MPI_SUCCESS) {
@@ -204,25 +240,65 @@ int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who)
     return MPI_SUCCESS;
 }
 
-int cc_comm_private(cc_comm *c, MPI_Comm user, MPI_Comm *priv)
-{
-    if (c->priv == MPI_COMM_NULL) {
-        making_private = 1;
-        int rc = MPI_Comm_dup(user, &c->priv);
-        making_private = 0;
-        if (rc != MPI_SUCCESS) {
-            c->priv = MPI_COMM_NULL;
-            return rc;
-        }
-        MPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
-    }
-    *priv = c->priv;
-    return MPI_SUCCESS;
-}
-
 int cc_comm_tag(cc_comm *c)
 {
-    /* Tags 0..7 are kept for set-up exchanges. */
-    unsigned long span = (unsigned long)c->tag_ub - 7;
-    return 8 + (int)(c->seq++ % span);
+    unsigned long span = (unsigned long)(c->tag_ub - c->tag_split) + 1;
+    return c->tag_split + (int)(c->seq++ % span);
+}
+
+static int pair_tag(const cc_comm *c, unsigned long q)
+{
+    unsigned long npairs = (unsigned long)(c->tag_split - CC_TAG_FIRST) / 2;
+    return CC_TAG_FIRST + 2 * (int)(q % npairs);
+}
+
+void cc_comm_busy_pairs(cc_comm *c, int busy[CC_TAG_WINDOW])
+{
+    pthread_mutex_lock(&c->lock);
+    for (int j = 0; j < CC_TAG_WINDOW; j++) {
+        int tag = pair_tag(c, c->pseq + (unsigned long)j);
+        busy[j] = 0;
+        for (int k = 0; k < c->nlive && !busy[j]; k++) busy[j] = c->live[k] == tag;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+int cc_comm_npairs(const cc_comm *c) { return (c->tag_split - CC_TAG_FIRST) / 2; }
+
+int cc_comm_take_pair(cc_comm *c, const int busy[CC_TAG_WINDOW])
+{
+    for (int j = 0; j < CC_TAG_WINDOW; j++)
+        if (!busy[j]) {
+            int tag = pair_tag(c, c->pseq + (unsigned long)j);
+            c->pseq += (unsigned long)j + 1;
+            return tag;
+        }
+    c->pseq += CC_TAG_WINDOW;
+    return -1;
+}
+
+int cc_comm_hold_pair(cc_comm *c, int tag)
+{
+    int rc = MPI_SUCCESS;
+    pthread_mutex_lock(&c->lock);
+    if (c->nlive == c->caplive) {
+        int cap = c->caplive ? 2 * c->caplive : 8;
+        int *n = realloc(c->live, sizeof(int) * (size_t)cap);
+        if (n) c->live = n, c->caplive = cap;
+        else rc = MPI_ERR_NO_MEM;
+    }
+    if (rc == MPI_SUCCESS) c->live[c->nlive++] = tag;
+    pthread_mutex_unlock(&c->lock);
+    return rc;
+}
+
+void cc_comm_drop_pair(cc_comm *c, int tag)
+{
+    pthread_mutex_lock(&c->lock);
+    for (int k = 0; k < c->nlive; k++)
+        if (c->live[k] == tag) {
+            c->live[k] = c->live[--c->nlive];
+            break;
+        }
+    pthread_mutex_unlock(&c->lock);
 }

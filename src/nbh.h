@@ -7,9 +7,10 @@
  * counted) by duplicates of the communicator.
  *
  * cc_comm is the per-communicator state kept as an MPI attribute: the private
- * duplicate the library's messages travel on (created lazily for duplicates
- * of the user's communicator), and the operation counter that gives every
- * operation its own tag.  Requests hold references, so MPI_Comm_free of the
+ * duplicate the library's messages travel on (for duplicates of the user's
+ * communicator started inside MPI_Comm_dup as an MPI_Comm_idup), the
+ * operation counter that gives every blocking and non-blocking operation its
+ * tag, and the tag pairs held by live persistent requests.  Requests hold references, so MPI_Comm_free of the
  * user's communicator does not pull the private one from under an active
  * persistent request. */
 #ifndef CC_NBH_H
@@ -45,14 +46,25 @@ typedef struct cc_nbh {
 
 struct cc_plancache;
 
+/* Tags on the private communicator: 0..7 for set-up exchanges, then a range
+ * for persistent requests (in pairs: the operation and its tuning
+ * agreement), then the rest for blocking and non-blocking operations. */
+enum { CC_TAG_FIRST = 8, CC_TAG_WINDOW = 32 };
+
 typedef struct cc_comm {
     atomic_int refs;
     cc_nbh *nbh;
-    MPI_Comm priv;            /* MPI_COMM_NULL until first needed (duplicates) */
-    unsigned long seq;        /* operations so far: tags */
-    int tag_ub;
-    pthread_mutex_t lock;     /* guards the creation of `cache` */
+    MPI_Comm priv;            /* the private duplicate; MPI_COMM_NULL while `pending` runs */
+    MPI_Request pending;      /* MPI_Comm_idup of a duplicate, started inside MPI_Comm_dup */
+    unsigned long seq;        /* blocking/non-blocking operations so far */
+    int tag_split, tag_ub;    /* persistent pairs below tag_split, the others from it to tag_ub */
+    unsigned long pseq;       /* where the search for a free persistent pair starts */
+    int *live;                /* first tags of the pairs live persistent requests hold */
+    int nlive, caplive;
+    pthread_mutex_t lock;     /* guards `cache` creation and `live` */
     struct cc_plancache *cache; /* plans of recent blocking/non-blocking calls */
+    atomic_int user_freed;    /* MPI_Comm_free was called on the user's communicator */
+    MPI_Errhandler user_eh;   /* its error handler then (requests report errors through it) */
 } cc_comm;
 
 /* Allocate a neighbourhood for the given (already validated) arguments:
@@ -74,12 +86,22 @@ int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who);
 void cc_comm_retain(cc_comm *c);
 void cc_comm_release(cc_comm *c);
 
-/* The private communicator of c, duplicating `user` the first time (a
- * collective call: only from collective operations). */
-int cc_comm_private(cc_comm *c, MPI_Comm user, MPI_Comm *priv);
-
-/* A tag for a new operation (collective: same value on every process). */
+/* The tag of a new blocking or non-blocking operation: the next of a
+ * counter that every process advances in the same order (take it only once
+ * the call cannot fail locally any more). */
 int cc_comm_tag(cc_comm *c);
+
+/* Persistent tag pairs.  The pairs in the window starting at c->pseq:
+ * busy[j] = 1 when pair pseq+j is held by a live request of this process.
+ * After the processes agreed (maximum of busy), cc_comm_take_pair moves
+ * pseq past the first pair free everywhere and returns its first tag, or -1
+ * when the whole window is busy (pseq then moves on by the window). */
+void cc_comm_busy_pairs(cc_comm *c, int busy[CC_TAG_WINDOW]);
+int cc_comm_take_pair(cc_comm *c, const int busy[CC_TAG_WINDOW]);
+int cc_comm_npairs(const cc_comm *c);
+/* A live request holds / gives back the pair starting at tag. */
+int cc_comm_hold_pair(cc_comm *c, int tag);
+void cc_comm_drop_pair(cc_comm *c, int tag);
 
 /* Schedule / local plan of (collective, algorithm), built on first use.
  * Return CC_OK, CC_ENOMEM or CC_ETOOBIG. */

@@ -38,14 +38,26 @@ static int parse(const char *v, int is_alg, int *out, const char *source)
     return MPI_SUCCESS;
 }
 
+static int parse_bool(const char *v, int *out, const char *source)
+{
+    static const char *const yes[] = { "1", "true", "yes", "on" }, *const no[] = { "0", "false", "no", "off" };
+    if (lookup(v, yes, 4) >= 0) *out = 1;
+    else if (lookup(v, no, 4) >= 0) *out = 0;
+    else return cc_error_code(MPI_ERR_ARG, "%s: \"%.64s\" is not a boolean (expected true or false)", source, v);
+    return MPI_SUCCESS;
+}
+
 int cc_options_env(cc_choice *out)
 {
     out->algorithm = CC_AUTO;
     out->executor = CC_EXEC_AUTO;
+    out->async = 0;
     const char *a = getenv("CARTCOLL_ALGORITHM"), *e = getenv("CARTCOLL_EXECUTOR");
+    const char *p = getenv("CARTCOLL_ASYNC_PROGRESS");
     int rc = MPI_SUCCESS;
     if (a && *a) rc = parse(a, 1, &out->algorithm, "environment variable CARTCOLL_ALGORITHM");
     if (rc == MPI_SUCCESS && e && *e) rc = parse(e, 0, &out->executor, "environment variable CARTCOLL_EXECUTOR");
+    if (rc == MPI_SUCCESS && p && *p) rc = parse_bool(p, &out->async, "environment variable CARTCOLL_ASYNC_PROGRESS");
     return rc;
 }
 
@@ -70,8 +82,8 @@ static int info_value(MPI_Info info, const char *key, char *buf, int n, int *fou
 int cc_options_info(MPI_Info info, cc_choice *inout, const char *who)
 {
     if (info == MPI_INFO_NULL) return MPI_SUCCESS;
-    static const char *const keys[] = { "cartcoll_algorithm", "cartcoll_executor" };
-    for (int k = 0; k < 2; k++) {
+    static const char *const keys[] = { "cartcoll_algorithm", "cartcoll_executor", "cartcoll_async_progress" };
+    for (int k = 0; k < 3; k++) {
         char v[64], src[128];
         int found, rc = info_value(info, keys[k], v, sizeof v, &found);
         if (rc == MPI_ERR_INFO_VALUE)
@@ -80,7 +92,8 @@ int cc_options_info(MPI_Info info, cc_choice *inout, const char *who)
             return cc_error_code(MPI_ERR_INFO, "%s: the info argument is not a valid MPI_Info", who);
         if (!found) continue;
         snprintf(src, sizeof src, "%s: info key %s", who, keys[k]);
-        rc = parse(v, k == 0, k == 0 ? &inout->algorithm : &inout->executor, src);
+        rc = k == 2 ? parse_bool(v, &inout->async, src)
+                    : parse(v, k == 0, k == 0 ? &inout->algorithm : &inout->executor, src);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;

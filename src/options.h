@@ -1,6 +1,7 @@
 /* Options: algorithm and executor from info keys and the environment.
  *   cartcoll_algorithm = auto|direct|combining|torus   (CARTCOLL_ALGORITHM)
  *   cartcoll_executor  = auto|datatype|pack            (CARTCOLL_EXECUTOR)
+ *   cartcoll_async_progress = true|false              (CARTCOLL_ASYNC_PROGRESS)
  * Precedence: *_init info, then the communicator's (create info), then the
  * environment, then auto. */
 #ifndef CC_OPTIONS_H
@@ -14,6 +15,7 @@ enum { CC_EXEC_AUTO = 0, CC_EXEC_DATATYPE = 1, CC_EXEC_PACK = 2 };
 typedef struct cc_choice {
     int algorithm;   /* CC_AUTO or CC_DIRECT/CC_COMBINING/CC_TORUS */
     int executor;    /* CC_EXEC_* */
+    int async;       /* asynchronous progress asked for (cartcoll_async_progress, CARTCOLL_ASYNC_PROGRESS) */
 } cc_choice;
 
 /* Defaults from the environment (auto where unset).  On a bad value returns

@@ -88,8 +88,10 @@ int cc_plan_block(cc_plan *p);
 /* Keep a datatype the plan created (freed with the plan). */
 int cc_plan_own_type(cc_plan *p, MPI_Datatype t);
 
-/* Copy the bytes of block `src` into block `dst` (equal signatures). */
-int cc_blk_copy(const cc_blk *src, const cc_blk *dst, char *scratch, MPI_Aint cap, MPI_Comm comm);
+/* Copy the bytes of block `src` into block `dst` (equal signatures), through
+ * `scratch` (cap bytes) when neither is contiguous; `tag` is the operation's
+ * (for elements beyond what MPI_Pack can take). */
+int cc_blk_copy(const cc_blk *src, const cc_blk *dst, char *scratch, MPI_Aint cap, MPI_Comm comm, int tag);
 /* Append block b at buf+*pos / read it from there (pack executor format:
  * the block's bytes in its type's native representation). */
 int cc_blk_pack(const cc_blk *b, char *buf, MPI_Aint cap, MPI_Aint *pos, MPI_Comm comm);

@@ -214,7 +214,7 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
         if (!recv) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         for (int i = 0; i < n->t; i++) recv[i].bytes = (MPI_Aint)sizeof(int);
         cc_candidates cand;
-        int st = cc_choose(n, collective, recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO }, 0, 1, &cand);
+        int st = cc_choose(n, collective, recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, 0, 1, &cand);
         free(recv);
         if (st != CC_OK) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         algorithm = cand.c[0].algorithm;

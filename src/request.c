@@ -17,7 +17,7 @@ static int rounds_for(int p)
 }
 
 int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *who, int persistent,
-                   cc_plan **plans, int n, int tag2)
+                   cc_plan **plans, int n, int pair)
 {
     Cart_request r = calloc(1, sizeof *r);
     if (!r) return MPI_ERR_NO_MEM;
@@ -25,8 +25,10 @@ int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *wh
     atomic_init(&r->state, CC_REQ_INACTIVE);
     atomic_flag_clear(&r->busy);
     r->cs = cs;
+    cc_comm_retain(cs);
     r->user = user;
     r->who = who;
+    r->pair = -1;
     r->ncand = n;
     for (int i = 0; i < n; i++) {
         r->cand[i] = plans[i];
@@ -47,10 +49,11 @@ int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *wh
         for (int k = 0; rc == MPI_SUCCESS && k < 2 * r->nrounds; k++) r->agree[k] = MPI_REQUEST_NULL;
         for (int k = 0; rc == MPI_SUCCESS && k < r->nrounds; k++) {
             int step = 1 << k, to = (rank + step) % size, from = (rank - step % size + size) % size;
-            rc = MPI_Recv_init(r->rbuf, n, MPI_DOUBLE, from, tag2, c, &r->agree[2 * k]);
-            if (rc == MPI_SUCCESS) rc = MPI_Send_init(r->sbuf, n, MPI_DOUBLE, to, tag2, c, &r->agree[2 * k + 1]);
+            rc = MPI_Recv_init(r->rbuf, n, MPI_DOUBLE, from, pair + 1, c, &r->agree[2 * k]);
+            if (rc == MPI_SUCCESS) rc = MPI_Send_init(r->sbuf, n, MPI_DOUBLE, to, pair + 1, c, &r->agree[2 * k + 1]);
         }
     }
+    if (rc == MPI_SUCCESS && pair >= 0 && (rc = cc_comm_hold_pair(cs, pair)) == MPI_SUCCESS) r->pair = pair;
     if (rc != MPI_SUCCESS) {
         for (int i = 0; i < n; i++) r->cand[i] = NULL; /* the caller still owns them */
         r->ncand = 0;
@@ -58,7 +61,6 @@ int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *wh
         cc_request_destroy(r);
         return rc;
     }
-    cc_comm_retain(cs);
     *out = r;
     return MPI_SUCCESS;
 }
@@ -74,8 +76,25 @@ void cc_request_destroy(Cart_request r)
         if (r->cand[i] && r->cand[i]->cached) cc_plancache_release(r->cand[i]);
         else cc_plan_free(r->cand[i]);
     }
+    if (r->cs && r->pair >= 0) cc_comm_drop_pair(r->cs, r->pair);
     if (r->cs) cc_comm_release(r->cs);
     free(r);
+}
+
+int cc_request_raise(Cart_request r, int code)
+{
+    if (!r) return cc_error_raise(MPI_COMM_SELF, code);
+    cc_comm *c = r->cs;
+    if (!atomic_load(&c->user_freed)) return cc_error_raise(r->user, code);
+    /* The user's communicator is gone: apply the handler it had through our
+     * private one (still alive: the request holds it). */
+    if (c->user_eh == MPI_ERRHANDLER_NULL || c->user_eh == MPI_ERRORS_RETURN) return code;
+    pthread_mutex_lock(&c->lock);
+    MPI_Comm_set_errhandler(c->priv, c->user_eh);
+    cc_error_raise(c->priv, code);
+    MPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
+    pthread_mutex_unlock(&c->lock);
+    return code;
 }
 
 int cc_request_start(Cart_request r)

@@ -28,7 +28,8 @@ struct cart_request_s {
     _Atomic int state;
     int error;                        /* code of a failed run, reported at completion */
     cc_comm *cs;                      /* reference held */
-    MPI_Comm user;                    /* its error handler gets our errors */
+    MPI_Comm user;                    /* its error handler gets our errors (cc_request_raise) */
+    int pair;                         /* persistent: the tag pair held (plans, tuning agreement); else -1 */
     const char *who;                  /* the call that made it, for messages */
     cc_plan *plan;                    /* what runs now */
     /* auto tuning */
@@ -44,10 +45,18 @@ struct cart_request_s {
 };
 
 /* Make a request running `plans` (n >= 1 candidates; n > 1 only when
- * persistent).  Takes ownership of the plans.  `tag2` is a second tag for
- * the agreement.  Returns MPI_SUCCESS or an error class. */
+ * persistent).  Takes ownership of the plans on success.  A persistent
+ * request holds the tag pair starting at `pair` (its plans use the first
+ * tag, the tuning agreement the second) until it is destroyed; -1: none.
+ * Returns MPI_SUCCESS or an error class. */
 int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *who, int persistent,
-                   cc_plan **plans, int n, int tag2);
+                   cc_plan **plans, int n, int pair);
+
+/* Report error `code` (made by cc_error_code) about r through the error
+ * handler of the communicator r was made on -- as that handler was when the
+ * communicator was freed, if it was -- or MPI_COMM_SELF's when r is
+ * CART_REQUEST_NULL.  Returns the code. */
+int cc_request_raise(Cart_request r, int code);
 
 /* Start a request's (next) run; for non-persistent requests right after
  * cc_request_new.  Returns MPI_SUCCESS or an error code. */
@@ -68,6 +77,14 @@ void cc_progress_remove(Cart_request r);
 /* Advance every other active request that no other thread is advancing;
  * returns how many other requests are still active. */
 int cc_progress_others(Cart_request self);
+/* Complete an MPI request of the library's own (a private communicator
+ * being made, an agreement) while advancing the caller's active requests.
+ * Returns the MPI error code. */
+int cc_progress_wait(MPI_Request *rq);
+/* Start the asynchronous progress thread (once per process; it stops in
+ * MPI_Finalize).  Needs MPI_THREAD_MULTIPLE: otherwise a warning on stderr.
+ * Returns whether the thread runs. */
+int cc_progress_async_start(void);
 
 /* Exclusive access to a request's progress. */
 static inline int cc_request_trylock(Cart_request r) { return !atomic_flag_test_and_set(&r->busy); }

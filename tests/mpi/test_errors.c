@@ -489,6 +489,10 @@ static void group_collectives(void)
                 if (m == M_NULL_STYPES && coll != C_A2AW) continue;
                 if (m == M_NULL_REQ && mode == 0) continue;
                 if ((m == M_BAD_INFO_ALG || m == M_BAD_INFO_EXEC) && mode != 2) continue;
+                /* w displacements may be absolute addresses from MPI_BOTTOM
+                 * (MPI_Get_address): a NULL buffer is valid there
+                 * (test_defects checks it works). */
+                if ((m == M_NULL_SBUF && coll == C_A2AW) || (m == M_NULL_RBUF && w_recv)) continue;
                 Cart_request req = marker;
                 cargs a = { sb, 1, MPI_INT, counts1, displs, dispw, ints, rb, 1, MPI_INT, counts1, displs, dispw,
                             ints, ring, MPI_INFO_NULL, &req };
@@ -688,13 +692,15 @@ static void group_requests(void)
     rc = Cart_start(&nb);
     EXPECT(rc, MPI_ERR_REQUEST, &ring, "Cart_start", "non-blocking request");
     MT_CHECK(nb == keep, "Cart_start on a non-blocking request changed the handle");
+    /* Before any call that advances requests (an *_init agrees with the
+     * other processes and makes progress meanwhile): nb is still active. */
+    rc = Cart_request_free(&nb);
+    EXPECT(rc, MPI_ERR_REQUEST, &ring, "Cart_request_free", "active non-blocking request");
     rc = Cart_alltoall_init(sb, 1, MPI_INT, rb2, 1, MPI_INT, ring, MPI_INFO_NULL, &pr);
     SUCCESS(rc, "Cart_alltoall_init", "valid");
     Cart_request mix[2] = { pr, nb };
     rc = Cart_startall(2, mix);
     EXPECT(rc, MPI_ERR_REQUEST, &ring, "Cart_startall", "second entry non-blocking");
-    rc = Cart_request_free(&nb);
-    EXPECT(rc, MPI_ERR_REQUEST, &ring, "Cart_request_free", "active non-blocking request");
     rc = Cart_wait(&nb);
     SUCCESS(rc, "Cart_wait", "non-blocking");
     MT_CHECK(nb == CART_REQUEST_NULL, "Cart_wait did not free a non-blocking request");
