@@ -242,7 +242,7 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm,
  * datatypes built on absolute addresses, or the byte displacements of the w
  * variants taken with MPI_Get_address.  Any type map MPI accepts works
  * (negative strides, overlapping send types, resized types); blocks of more
- * than 2 GiB work too (staged messages of the pack executor excepted).
+ * than 2 GiB work too.
  *
  * Errors (every variant): MPI_ERR_COMM, MPI_ERR_TOPOLOGY (communicator has no
  * neighbourhood), MPI_ERR_COUNT (negative count), MPI_ERR_TYPE (null or

@@ -7,11 +7,12 @@
 
 int cc_comm_ready(cc_comm *cs, const char *who, MPI_Comm *priv)
 {
-    if (cs->pending != MPI_REQUEST_NULL) {
-        int rc = cc_progress_wait(&cs->pending);
-        if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
-        MPI_Comm_set_errhandler(cs->priv, MPI_ERRORS_RETURN);
+    int done = cs->pending == MPI_REQUEST_NULL, rc = MPI_SUCCESS;
+    while (!done && rc == MPI_SUCCESS) {
+        rc = cc_comm_finish_dup(cs, &done);
+        if (rc == MPI_SUCCESS && !done && cc_progress_others(NULL) == 0) rc = cc_comm_finish_dup(cs, NULL), done = 1;
     }
+    if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
     *priv = cs->priv;
     return MPI_SUCCESS;
 }

@@ -4,7 +4,8 @@
  * from (received into) the block itself; a direct message (one block from
  * the send buffer to its receive block) uses the user's datatypes, as the
  * datatype executor does, so both executors interoperate with the same
- * schedule. */
+ * schedule.  Messages of more than 2 GiB are described as the datatype
+ * executor does. */
 #include "plan.h"
 
 #include <limits.h>
@@ -29,7 +30,19 @@ static int describe(cc_plan *p, const int *slots, int n, int direct, cc_msg *m, 
         *m = (cc_msg){ b->addr, b->count, b->type, NULL };
         return MPI_SUCCESS;
     }
-    if (bytes > INT_MAX) return MPI_ERR_COUNT;
+    if (bytes > INT_MAX) {
+        /* MPI_PACKED counts bytes in an int: a larger message travels as a
+         * struct datatype over its blocks instead (the receiver decides the
+         * same from the same byte count; typed and packed messages match). */
+        int *lens = malloc(sizeof(int) * (size_t)n);
+        MPI_Aint *disps = malloc(sizeof(MPI_Aint) * (size_t)n);
+        MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);
+        int rc = lens && disps && types ? cc_msg_struct(p, slots, n, m, lens, disps, types) : MPI_ERR_NO_MEM;
+        free(lens);
+        free(disps);
+        free(types);
+        return rc;
+    }
     if (n == 1 && b->data) {
         *m = (cc_msg){ b->data, (int)bytes, MPI_PACKED, NULL };
         return MPI_SUCCESS;

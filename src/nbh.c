@@ -135,6 +135,7 @@ static cc_comm *comm_new(cc_nbh *nbh, MPI_Comm priv)
     c->nbh = nbh;
     c->priv = priv;
     c->pending = MPI_REQUEST_NULL;
+    c->parent = MPI_COMM_NULL;
     c->user_eh = MPI_ERRHANDLER_NULL;
     c->tag_ub = world_tag_ub();
     /* half of the tags for persistent pairs, starting at an even offset */
@@ -164,9 +165,48 @@ static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *
         return rc;
     }
     atomic_fetch_add(&src->nbh->refs, 1);
+    /* Open MPI 4.1 progresses an idup on a communicator freed meanwhile
+     * into a crash: freeing `old` completes the idup first (delete_fn). */
+    c->parent = old;
+    pthread_mutex_lock(&src->nbh->lock);
+    c->next_dup = src->nbh->dups;
+    src->nbh->dups = c;
+    pthread_mutex_unlock(&src->nbh->lock);
     *(cc_comm **)out = c;
     *flag = 1;
     return MPI_SUCCESS;
+}
+
+/* Take c out of its neighbourhood's list of pending duplicates. */
+static void unlist_dup(cc_comm *c)
+{
+    pthread_mutex_lock(&c->nbh->lock);
+    for (cc_comm **p = &c->nbh->dups; *p; p = &(*p)->next_dup)
+        if (*p == c) {
+            *p = c->next_dup;
+            break;
+        }
+    pthread_mutex_unlock(&c->nbh->lock);
+    c->parent = MPI_COMM_NULL;
+}
+
+int cc_comm_finish_dup(cc_comm *c, int *flag)
+{
+    int rc = MPI_SUCCESS, done = 1;
+    if (c->pending != MPI_REQUEST_NULL) {
+        /* MPICH holds the parent until the idup completes and runs the
+         * parent's delete callback from inside this very call: delete_fn
+         * must then leave this request alone. */
+        c->finishing = 1;
+        rc = flag ? MPI_Test(&c->pending, &done, MPI_STATUS_IGNORE) : MPI_Wait(&c->pending, MPI_STATUS_IGNORE);
+        c->finishing = 0;
+        if (rc == MPI_SUCCESS && done) {
+            MPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
+            unlist_dup(c);
+        }
+    }
+    if (flag) *flag = done;
+    return rc;
 }
 
 static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra)
@@ -174,6 +214,16 @@ static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra)
     (void)kv;
     (void)extra;
     cc_comm *c = val;
+    /* Duplicates still being made from this communicator: finish them now
+     * (every process frees it collectively, so each idup completes). */
+    for (;;) {
+        cc_comm *d;
+        pthread_mutex_lock(&c->nbh->lock);
+        for (d = c->nbh->dups; d && (d->parent != comm || d->finishing); d = d->next_dup) ;
+        pthread_mutex_unlock(&c->nbh->lock);
+        if (!d) break;
+        cc_comm_finish_dup(d, NULL);
+    }
     /* Requests may outlive the communicator: keep its error handler for them. */
     if (MPI_Comm_get_errhandler(comm, &c->user_eh) != MPI_SUCCESS) c->user_eh = MPI_ERRHANDLER_NULL;
     atomic_store(&c->user_freed, 1);
@@ -196,10 +246,11 @@ void cc_comm_release(cc_comm *c)
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) {
-        if (c->pending != MPI_REQUEST_NULL) MPI_Wait(&c->pending, MPI_STATUS_IGNORE);
+        cc_comm_finish_dup(c, NULL);
         if (c->priv != MPI_COMM_NULL) MPI_Comm_free(&c->priv);
         if (c->user_eh != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&c->user_eh);
     }
+    if (c->parent != MPI_COMM_NULL) unlist_dup(c); /* after MPI_Finalize */
     free(c->live);
     cc_nbh_release(c->nbh);
     free(c);

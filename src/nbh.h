@@ -42,6 +42,7 @@ typedef struct cc_nbh {
     pthread_mutex_t lock;     /* guards the lazily built tables below */
     cc_schedule *sched[3][4]; /* [collective][algorithm], on reduced offsets */
     cc_local *local[3][4];
+    struct cc_comm *dups;     /* duplicates whose private MPI_Comm_idup is pending */
 } cc_nbh;
 
 struct cc_plancache;
@@ -56,6 +57,9 @@ typedef struct cc_comm {
     cc_nbh *nbh;
     MPI_Comm priv;            /* the private duplicate; MPI_COMM_NULL while `pending` runs */
     MPI_Request pending;      /* MPI_Comm_idup of a duplicate, started inside MPI_Comm_dup */
+    MPI_Comm parent;          /* the communicator that idup reads (while pending) */
+    struct cc_comm *next_dup; /* in nbh->dups (while pending) */
+    int finishing;            /* cc_comm_finish_dup is completing `pending` */
     unsigned long seq;        /* blocking/non-blocking operations so far */
     int tag_split, tag_ub;    /* persistent pairs below tag_split, the others from it to tag_ub */
     unsigned long pseq;       /* where the search for a free persistent pair starts */
@@ -85,6 +89,11 @@ int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv);
 int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who);
 void cc_comm_retain(cc_comm *c);
 void cc_comm_release(cc_comm *c);
+
+/* Complete the pending MPI_Comm_idup of c (MPI_Wait, or MPI_Test with
+ * `flag` non-NULL: *flag = 0 while it is not done), so that c->priv can be
+ * used.  Returns the MPI error code. */
+int cc_comm_finish_dup(cc_comm *c, int *flag);
 
 /* The tag of a new blocking or non-blocking operation: the next of a
  * counter that every process advances in the same order (take it only once

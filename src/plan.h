@@ -85,6 +85,12 @@ int cc_plan_test(cc_plan *p, int *done);
  * moves on). */
 int cc_plan_block(cc_plan *p);
 
+/* Describe the blocks slots[0..n) as one message without copies: the
+ * block's own count and type for one block, else a struct datatype over the
+ * blocks' addresses relative to the first (made, committed and owned by the
+ * plan).  lens/disps/types: scratch for n entries. */
+int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps, MPI_Datatype *types);
+
 /* Keep a datatype the plan created (freed with the plan). */
 int cc_plan_own_type(cc_plan *p, MPI_Datatype t);
 
