@@ -175,3 +175,76 @@ double mt_now(void)
 {
     return MPI_Wtime();
 }
+
+/* ---- added for test_typemaps ---------------------------------------------- */
+
+int mt_finish_tally(long passed, long failed)
+{
+    long mine[2] = { mt_failures, mt_checks }, sum[2] = { 0, 0 };
+    MPI_Allreduce(mine, sum, 2, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    int bad = sum[0] > 0 || failed > 0;
+    if (mt_rank == 0) {
+        printf("%s: %s on %d processes: %ld checks, %ld failures\n", mt_name, bad ? "FAIL" : "PASS", mt_size, sum[1],
+               sum[0]);
+        printf("%s: %ld passed, %ld failed\n", mt_name, passed, failed);
+    }
+    if (mt_errhandler != MPI_ERRHANDLER_NULL) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+        MPI_Errhandler_free(&mt_errhandler);
+    }
+    MPI_Finalize();
+    return bad;
+}
+
+/* The neighbour lists of cart without MPI_PROC_NULL; returns t or -1. */
+static int neighbor_lists(MPI_Comm cart, int **src, int **dst, int *nin, int *nout)
+{
+    int t = 0;
+    *src = *dst = NULL;
+    if (Cart_neighbor_count(cart, &t) != MPI_SUCCESS) return -1;
+    *src = malloc(sizeof(int) * (size_t)(t + 1));
+    *dst = malloc(sizeof(int) * (size_t)(t + 1));
+    if (!*src || !*dst || Cart_neighbor_get(cart, t, *src, MPI_UNWEIGHTED, t, *dst, MPI_UNWEIGHTED) != MPI_SUCCESS)
+        return -1;
+    *nin = *nout = 0;
+    for (int i = 0; i < t; i++) {
+        if ((*src)[i] != MPI_PROC_NULL) (*src)[(*nin)++] = (*src)[i];
+        if ((*dst)[i] != MPI_PROC_NULL) (*dst)[(*nout)++] = (*dst)[i];
+    }
+    return t;
+}
+
+int mt_neighbor_graph(MPI_Comm cart, MPI_Comm *graph)
+{
+    int *src, *dst, nin = 0, nout = 0, rc = MPI_ERR_OTHER;
+    int t = neighbor_lists(cart, &src, &dst, &nin, &nout);
+    int *w = malloc(sizeof(int) * (size_t)(t + 1));
+    if (t >= 0 && w) {
+        for (int i = 0; i <= t; i++) w[i] = 1;
+        rc = MPI_Dist_graph_create_adjacent(cart, nin, src, w, nout, dst, w, MPI_INFO_NULL, 0, graph);
+    }
+    free(w);
+    free(src);
+    free(dst);
+    return rc;
+}
+
+int mt_neighbor_graph_usable(MPI_Comm cart)
+{
+#ifdef MPICH_VERSION
+    int *src, *dst, nin = 0, nout = 0;
+    int ok = neighbor_lists(cart, &src, &dst, &nin, &nout) >= 0 && nin == nout;
+    for (int i = 0; ok && i < nin; i++)
+        for (int j = 0; j < i; j++)
+            if (src[i] == src[j] || dst[i] == dst[j]) ok = 0;
+    free(src);
+    free(dst);
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, cart);
+    return all;
+#else
+    (void)cart;
+    return 1;
+#endif
+}

@@ -78,4 +78,25 @@ int mt_error_class(int code);
 /* Wall clock of rank 0's view (MPI_Wtime). */
 double mt_now(void);
 
+/* Added for test_typemaps (shared helpers; nothing above changed). */
+
+/* As mt_finish, then a closing line "NAME: N passed, M failed" on rank 0
+ * (N and M counted by the caller, already totalled on rank 0).  Fails also
+ * when failed > 0. */
+int mt_finish_tally(long passed, long failed);
+
+/* A distributed graph with the neighbourhood of `cart` as Cart_neighbor_get
+ * gives it, MPI_PROC_NULL entries dropped, for MPI's own neighbourhood
+ * collectives as an oracle (blocks in neighbour order, off-mesh blocks left
+ * out).  Collective over cart. */
+int mt_neighbor_graph(MPI_Comm cart, MPI_Comm *graph);
+
+/* Whether MPI_Neighbor_alltoallw on mt_neighbor_graph(cart) can serve as an
+ * oracle.  MPICH 4.0.2 delivers repeated edges between one pair of
+ * processes in the wrong order and hangs when in- and out-degree differ;
+ * there this is true only where every process of cart has distinct in- and
+ * distinct out-neighbours, equally many.  Collective over cart (on other
+ * MPIs: 1 without communication). */
+int mt_neighbor_graph_usable(MPI_Comm cart);
+
 #endif
