@@ -285,9 +285,9 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
         *span = r->bytes;
         *origin = -k->ti.true_lb;
     } else if (k->basic != MPI_DATATYPE_NULL && k->bi.size > 0 && k->bi.size == k->bi.true_extent &&
-               k->bi.extent == k->bi.size) {
+               k->bi.extent == k->bi.size && r->bytes / k->bi.size <= 0x7fffffff) {
+        /* (more basic elements than an int counts: the receive type's layout below) */
         MPI_Aint n = r->bytes / k->bi.size;
-        if (n > 0x7fffffff) return MPI_ERR_COUNT;
         blk->count = (int)n;
         blk->type = k->basic;
         *span = r->bytes;
