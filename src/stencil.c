@@ -17,10 +17,11 @@ static int check(const char *who, int d, int metric, int shadow, int depth, long
     if (depth < 0) return cc_error(MPI_COMM_SELF, MPI_ERR_ARG, "%s: depth = %d is negative", who, depth);
     if (shadow < 0 || shadow > depth)
         return cc_error(MPI_COMM_SELF, MPI_ERR_ARG, "%s: shadow = %d must lie in [0, depth = %d]", who, shadow, depth);
-    long long n = cc_stencil_count(d, metric, shadow, depth, INT_MAX / d);
+    /* The count is returned as an int; Cart_stencil indexes with 64 bits. */
+    long long n = cc_stencil_count(d, metric, shadow, depth, INT_MAX);
     if (n < 0)
-        return cc_error(MPI_COMM_SELF, MPI_ERR_ARG, "%s: the stencil has more than %d vectors of %d ints", who,
-                        INT_MAX / d, d);
+        return cc_error(MPI_COMM_SELF, MPI_ERR_ARG, "%s: the stencil has more than %d vectors (INT_MAX)", who,
+                        INT_MAX);
     *count = n;
     return MPI_SUCCESS;
 }
