@@ -25,9 +25,9 @@ fi
 src="$root/src"
 "$cc" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -Wall -Wextra -I"$src" -I"$root/tests/unit" \
-    "$src/geometry.c" "$src/stencil_core.c" "$src/schedule.c" "$src/schedule_direct.c" \
-    "$src/schedule_combining_alltoall.c" "$src/schedule_combining_allgather.c" \
-    "$src/schedule_order.c" "$src/schedule_torus.c" "$src/schedule_stats.c" "$src/localize.c" \
+    "$src/geom/geometry.c" "$src/geom/stencil_core.c" "$src/sched/schedule.c" "$src/sched/schedule_build.c" "$src/sched/schedule_direct.c" \
+    "$src/sched/schedule_combining_alltoall.c" "$src/sched/schedule_combining_allgather.c" \
+    "$src/sched/schedule_order.c" "$src/sched/schedule_torus.c" "$src/sched/schedule_stats.c" "$src/sched/localize.c" \
     "$root/tests/unit/simulate.c" "$root/tests/fuzz/fuzz_schedule.c" \
     -o "$out/fuzz_schedule" || exit 1
 

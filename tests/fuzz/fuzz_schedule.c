@@ -5,8 +5,8 @@
  * Layout (missing bytes read as 0): d (0..4), per dimension a size (1..4)
  * and a period bit, t (0..40), then t*d coordinates: within the grid,
  * in [-7, 7] (beyond it) or huge, see coordinate(). */
-#include "schedule.h"
-#include "schedule_trie.h"
+#include "sched/schedule.h"
+#include "sched/schedule_trie.h"
 #include "simulate.h"
 
 #include <limits.h>

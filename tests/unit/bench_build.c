@@ -5,10 +5,10 @@
  * large enough that nothing is reduced (one process localized). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "check.h"
-#include "geometry.h"
-#include "localize.h"
-#include "schedule.h"
-#include "stencil_core.h"
+#include "geom/geometry.h"
+#include "sched/localize.h"
+#include "sched/schedule.h"
+#include "geom/stencil_core.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -8,9 +8,9 @@
  * coordinate arithmetic (not geometry.c). */
 #include "simulate.h"
 
-#include "geometry.h"
-#include "localize.h"
-#include "schedule.h"
+#include "geom/geometry.h"
+#include "sched/localize.h"
+#include "sched/schedule.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* geometry.c: ranks and coordinates, shifts (wrap, mesh, extreme offsets),
  * reduction and shortest relative offsets. */
 #include "check.h"
-#include "geometry.h"
+#include "geom/geometry.h"
 
 #include <limits.h>
 

@@ -4,9 +4,9 @@
  * the built schedules, the memory bound, huge offsets and degenerate
  * inputs.  Usage: test_schedule [seed]. */
 #include "check.h"
-#include "schedule.h"
-#include "schedule_trie.h"
-#include "stencil_core.h"
+#include "sched/schedule.h"
+#include "sched/schedule_trie.h"
+#include "geom/stencil_core.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -3,10 +3,10 @@
  * simulate.h).  Usage: test_simulate [seed [cases]]; the seed is printed
  * so that a failure can be replayed. */
 #include "check.h"
-#include "schedule.h"
-#include "schedule_trie.h"
+#include "sched/schedule.h"
+#include "sched/schedule_trie.h"
 #include "simulate.h"
-#include "stencil_core.h"
+#include "geom/stencil_core.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * recurrences, caps exactly at the limit, huge depths and dimensions, the
  * order of the list, and shells whose inside is never walked. */
 #include "check.h"
-#include "stencil_core.h"
+#include "geom/stencil_core.h"
 
 #include <limits.h>
 #include <stdlib.h>

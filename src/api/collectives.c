@@ -1,0 +1,493 @@
+/* The six collectives in blocking, non-blocking and persistent form.  Every
+ * entry point describes its blocks in a cc_args and goes through one
+ * pipeline: checks, choice, plan(s), request. */
+#include "cartcoll.h"
+
+#include "bind/binding.h"
+#include "choose/choose.h"
+#include "req/agree.h"
+#include "base/errors.h"
+#include "topo/nbh.h"
+#include "exec/plan.h"
+#include "exec/plancache.h"
+#include "req/request.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT };
+
+_Static_assert(CC_ALLGATHER == CART_ALLGATHER && CC_ALLTOALL == CART_ALLTOALL, "collective codes");
+_Static_assert(CC_DIRECT == CART_ALGORITHM_DIRECT && CC_COMBINING == CART_ALGORITHM_COMBINING &&
+               CC_TORUS == CART_ALGORITHM_TORUS && CC_AUTO == CART_ALGORITHM_AUTO, "algorithm codes");
+
+/* ---- argument checks --------------------------------------------------- */
+
+/* A datatype usable for communication: not null, committed.  An uncommitted
+ * type makes a zero-count MPI_Pack fail on every MPI we know; the private
+ * communicator returns that error instead of aborting. */
+static int check_type(MPI_Comm priv, MPI_Datatype t)
+{
+    if (t == MPI_DATATYPE_NULL) return 1;
+    int ni, na, nd, comb;
+    if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED)
+        return 0; /* predefined types are always committed (and the probe costs ~1k instructions) */
+    char b = 0;
+    int pos = 0;
+    return MPI_Pack(&b, 0, t, &b, 0, &pos, priv) != MPI_SUCCESS ? 2 : 0;
+}
+
+static int type_error(const char *who, const char *name, int index, int why)
+{
+    char where[24] = "";
+    if (index >= 0) snprintf(where, sizeof where, "[%d]", index);
+    return cc_error_code(MPI_ERR_TYPE, "%s: %s%s is %s", who, name, where,
+                    why == 1 ? "MPI_DATATYPE_NULL" : "not a committed datatype (call MPI_Type_commit)");
+}
+
+/* Checks of one side's description (counts, displacements, types). */
+static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side, int t)
+{
+    int send = side == CC_SIDE_SEND;
+    const char *sname = send ? "send" : "recv";
+    char name[32];
+    if (send && a->collective == CC_ALLGATHER) {
+        if (a->sendcount < 0) return cc_error_code(MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
+        int why = check_type(priv, a->sendtype);
+        return why ? type_error(who, "sendtype", -1, why) : MPI_SUCCESS;
+    }
+    if (a->variant == CC_REGULAR) {
+        int c = send ? a->sendcount : a->recvcount;
+        if (c < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
+        snprintf(name, sizeof name, "%stype", sname);
+        int why = check_type(priv, send ? a->sendtype : a->recvtype);
+        return why ? type_error(who, name, -1, why) : MPI_SUCCESS;
+    }
+    const int *counts = send ? a->sendcounts : a->recvcounts;
+    const void *displs = a->variant == CC_VECTOR ? (const void *)(send ? a->sdispls : a->rdispls)
+                                                 : (const void *)(send ? a->sdisplsw : a->rdisplsw);
+    const MPI_Datatype *types = send ? a->sendtypes : a->recvtypes;
+    if (t == 0) return MPI_SUCCESS;
+    if (!counts) return cc_error_code(MPI_ERR_ARG, "%s: %scounts is NULL", who, sname);
+    if (!displs)
+        return cc_error_code(MPI_ERR_ARG, "%s: %s is NULL", who,
+                        send ? "sdispls" : (a->collective == CC_ALLGATHER ? "displs" : "rdispls"));
+    if (a->variant == CC_W && !types) return cc_error_code(MPI_ERR_ARG, "%s: %stypes is NULL", who, sname);
+    for (int i = 0; i < t; i++)
+        if (counts[i] < 0)
+            return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
+    if (a->variant == CC_VECTOR) {
+        snprintf(name, sizeof name, "%stype", sname);
+        int why = check_type(priv, send ? a->sendtype : a->recvtype);
+        return why ? type_error(who, name, -1, why) : MPI_SUCCESS;
+    }
+    snprintf(name, sizeof name, "%stypes", sname);
+    for (int i = 0; i < t; i++) {
+        if (i > 0 && types[i] == types[i - 1]) continue;
+        int why = check_type(priv, types[i]);
+        if (why) return type_error(who, name, i, why);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Buffers and block sizes of a call's blocks (counts and types valid). */
+static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, const cc_blocks *b)
+{
+    /* A NULL buffer is MPI_BOTTOM: fine with derived types of absolute
+     * addresses, and with any type where the w variants give absolute
+     * byte displacements (MPI_Get_address); never with a predefined type
+     * at a displacement counted in extents. */
+    int send_abs = a->variant == CC_W && a->collective == CC_ALLTOALL, recv_abs = a->variant == CC_W;
+    for (int i = 0; i < n->t; i++) {
+        const cc_blk *sb = &b->send[b->nsend > 1 ? i : 0], *rb = &b->recv[i];
+        if (!a->sendbuf && sb->bytes > 0 && sb->named && !send_abs)
+            return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
+                                 b->nsend > 1 ? i : 0, (long long)sb->bytes);
+        if (!a->recvbuf && rb->bytes > 0 && rb->named && !recv_abs)
+            return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, i,
+                                 (long long)rb->bytes);
+        /* Block i has one type signature everywhere: locally, the send block
+         * and the receive block agree in size. */
+        if (!n->dead[i] && sb->bytes != rb->bytes)
+            return cc_error_code(MPI_ERR_ARG,
+                                 "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
+                                 "the same type signature on the sending and the receiving side",
+                                 who, b->nsend > 1 ? i : 0, (long long)sb->bytes, i, (long long)rb->bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+static int check_args(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
+{
+    if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
+        return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
+    int rc = check_side(priv, who, a, CC_SIDE_SEND, n->t);
+    if (rc == MPI_SUCCESS) rc = check_side(priv, who, a, CC_SIDE_RECV, n->t);
+    return rc;
+}
+
+/* ---- the pipeline ------------------------------------------------------ */
+
+static int status_code(const char *who, int status)
+{
+    if (status == CC_ENOMEM) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
+    return cc_error_code(MPI_ERR_COUNT, "%s: the schedule is too large for this neighbourhood", who);
+}
+
+static void release_plan(cc_plan *p)
+{
+    if (p->cached) cc_plancache_release(p);
+    else cc_plan_free(p);
+}
+
+/* A blocking call runs its plan here, without a request; while it waits it
+ * advances the caller's other active requests (MPI's progress rule). */
+static int run_blocking(MPI_Comm comm, const char *who, cc_plan *p)
+{
+    int done = 0, rc = cc_plan_start(p);
+    while (rc == MPI_SUCCESS) {
+        rc = cc_plan_test(p, &done);
+        if (rc != MPI_SUCCESS || done) break;
+        if (cc_progress_others(NULL) == 0) rc = cc_plan_block(p);
+    }
+    release_plan(p);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(comm, rc, who);
+}
+
+/* A call's blocks, described once for checks, model and plans.  Local:
+ * MPI_SUCCESS or an error code (not raised). */
+static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_blocks **blocks)
+{
+    int rc = cc_blocks_new(a, n->t, blocks);
+    if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
+    if ((rc = check_blocks(who, a, n, *blocks)) != MPI_SUCCESS) {
+        cc_blocks_release(*blocks);
+        *blocks = NULL;
+    }
+    return rc;
+}
+
+/* Plan a call over its blocks: the candidates, one plan each.  Local:
+ * returns MPI_SUCCESS or an error code (not raised).  Non-persistent plans
+ * get their tag later (cc_comm_tag), persistent ones use `tag`. */
+static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, cc_choice want,
+                     int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
+{
+    cc_nbh *n = cs->nbh;
+    int cacheable = mode != MODE_PERSISTENT && cc_plancache_eligible(a, n->t), rc = MPI_SUCCESS;
+    cc_candidates cand;
+    *nplans = 0;
+    if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == MODE_PERSISTENT,
+                        mode == MODE_PERSISTENT || cacheable, &cand)) != CC_OK)
+        return status_code(who, rc);
+    for (int i = 0; i < cand.n; i++) {
+        const cc_schedule *s;
+        const cc_local *l;
+        int st = cc_nbh_schedule(n, a->collective, cand.c[i].algorithm, &s);
+        if (st == CC_OK) st = cc_nbh_local(n, a->collective, cand.c[i].algorithm, &l);
+        if (st != CC_OK) {
+            rc = status_code(who, st);
+            break;
+        }
+        rc = cc_plan_create(&plans[*nplans], s, l, blocks, cand.c[i].algorithm, cand.c[i].executor,
+                            mode == MODE_PERSISTENT, priv, tag);
+        if (rc != MPI_SUCCESS) {
+            rc = cc_error_mpi_code(rc, who);
+            break;
+        }
+        (*nplans)++;
+    }
+    if (rc != MPI_SUCCESS) {
+        for (int i = 0; i < *nplans; i++) release_plan(plans[i]);
+        *nplans = 0;
+        return rc;
+    }
+    if (cacheable) cc_plancache_put(cs, a, plans[0]);
+    if (cc_verbose() && n->rank == 0) {
+        fprintf(stderr, "cartcoll: %s:", who);
+        for (int i = 0; i < *nplans; i++)
+            fprintf(stderr, "%s %s/%s (%d rounds)", i ? "," : (*nplans > 1 ? " timing" : ""),
+                    cc_algorithm_name(plans[i]->algorithm), cc_executor_name(plans[i]->executor),
+                    plans[i]->sched->nrounds);
+        fprintf(stderr, "\n");
+    }
+    return MPI_SUCCESS;
+}
+
+/* Blocking and non-blocking calls: every check is local and a failed call
+ * takes no tag, so processes that fail differently stay in step. */
+static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, int mode,
+                     Cart_request *request)
+{
+    cc_plan *plans[CC_MAX_CANDIDATES];
+    int nplans = 0, rc = MPI_SUCCESS;
+    if (mode != MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
+    if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
+    /* A repeated call reuses its plan (a cache hit had identical arguments,
+     * checked before). */
+    if (rc == MPI_SUCCESS && cc_plancache_eligible(a, cs->nbh->t) && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
+        nplans = 1;
+    } else if (rc == MPI_SUCCESS) {
+        cc_blocks *blocks;
+        rc = describe_call(who, a, cs->nbh, &blocks);
+        if (rc == MPI_SUCCESS) {
+            rc = plan_call(who, a, cs, priv, mode, cs->nbh->defaults, 0, blocks, plans, &nplans);
+            cc_blocks_release(blocks);
+        }
+    }
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    if (mode == MODE_BLOCKING) {
+        plans[0]->tag = cc_comm_tag(cs);
+        return run_blocking(comm, who, plans[0]);
+    }
+    Cart_request r;
+    rc = cc_request_new(&r, cs, comm, who, 0, plans, nplans, -1);
+    if (rc != MPI_SUCCESS) {
+        release_plan(plans[0]);
+        return cc_error_mpi(comm, rc, who);
+    }
+    plans[0]->tag = cc_comm_tag(cs);
+    rc = cc_request_start(r);
+    if (rc != MPI_SUCCESS) {
+        cc_request_destroy(r);
+        return cc_error_mpi(comm, rc, who);
+    }
+    cc_progress_add(r);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+/* Persistent *_init: the processes agree (one small reduction) on success,
+ * on the algorithm and executor asked for, and on a tag pair no live request
+ * of any of them holds.  A failure anywhere fails the call everywhere. */
+static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, MPI_Info info,
+                      Cart_request *request)
+{
+    cc_choice want = cs->nbh->defaults;
+    int rc = request ? MPI_SUCCESS : cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
+    if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
+    if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
+    cc_blocks *blocks = NULL;
+    if (rc == MPI_SUCCESS) rc = describe_call(who, a, cs->nbh, &blocks);
+    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, &tag);
+    if (agreed != MPI_SUCCESS) {
+        cc_blocks_release(blocks);
+        return cc_error_raise(comm, agreed);
+    }
+    if (want.async) cc_progress_async_start();
+    cc_plan *plans[CC_MAX_CANDIDATES];
+    int nplans = 0;
+    rc = plan_call(who, a, cs, priv, MODE_PERSISTENT, want, tag, blocks, plans, &nplans);
+    cc_blocks_release(blocks);
+    Cart_request r = CART_REQUEST_NULL;
+    if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {
+        for (int i = 0; i < nplans; i++) release_plan(plans[i]);
+        rc = cc_error_mpi_code(rc, who);
+    }
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info,
+                      Cart_request *request)
+{
+    cc_comm *cs;
+    MPI_Comm priv;
+    int rc = cc_comm_get(comm, &cs, who);
+    if (rc == MPI_SUCCESS) rc = cc_comm_ready(cs, who, &priv);
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    if (mode == MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
+    return transient(who, a, comm, cs, priv, mode, request);
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+static cc_args allgather_args(int variant, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf)
+{
+    cc_args a;
+    memset(&a, 0, sizeof a);
+    a.collective = CC_ALLGATHER;
+    a.variant = variant;
+    a.sendbuf = sendbuf;
+    a.recvbuf = recvbuf;
+    a.sendcount = sendcount;
+    a.sendtype = sendtype;
+    return a;
+}
+
+static cc_args alltoall_args(int variant, const void *sendbuf, void *recvbuf)
+{
+    cc_args a;
+    memset(&a, 0, sizeof a);
+    a.collective = CC_ALLTOALL;
+    a.variant = variant;
+    a.sendbuf = sendbuf;
+    a.recvbuf = recvbuf;
+    return a;
+}
+
+#define ALLGATHER(V)                                                                             \
+    cc_args a = allgather_args(V, sendbuf, sendcount, sendtype, recvbuf)
+#define ALLGATHER_REGULAR  ALLGATHER(CC_REGULAR); a.recvcount = recvcount; a.recvtype = recvtype
+#define ALLGATHER_VECTOR   ALLGATHER(CC_VECTOR); a.recvcounts = recvcounts; a.rdispls = displs; a.recvtype = recvtype
+#define ALLGATHER_W        ALLGATHER(CC_W); a.recvcounts = recvcounts; a.rdisplsw = displs; a.recvtypes = recvtypes
+#define ALLTOALL_REGULAR                                                                         \
+    cc_args a = alltoall_args(CC_REGULAR, sendbuf, recvbuf);                                     \
+    a.sendcount = sendcount; a.sendtype = sendtype; a.recvcount = recvcount; a.recvtype = recvtype
+#define ALLTOALL_VECTOR                                                                          \
+    cc_args a = alltoall_args(CC_VECTOR, sendbuf, recvbuf);                                      \
+    a.sendcounts = sendcounts; a.sdispls = sdispls; a.sendtype = sendtype;                        \
+    a.recvcounts = recvcounts; a.rdispls = rdispls; a.recvtype = recvtype
+#define ALLTOALL_W                                                                               \
+    cc_args a = alltoall_args(CC_W, sendbuf, recvbuf);                                           \
+    a.sendcounts = sendcounts; a.sdisplsw = sdispls; a.sendtypes = sendtypes;                     \
+    a.recvcounts = recvcounts; a.rdisplsw = rdispls; a.recvtypes = recvtypes
+
+int Cart_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLGATHER_REGULAR;
+    return collective("Cart_allgather", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLGATHER_VECTOR;
+    return collective("Cart_allgatherv", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                    const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
+{
+    ALLGATHER_W;
+    return collective("Cart_allgatherw", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLTOALL_REGULAR;
+    return collective("Cart_alltoall", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm)
+{
+    ALLTOALL_VECTOR;
+    return collective("Cart_alltoallv", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
+{
+    ALLTOALL_W;
+    return collective("Cart_alltoallw", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+}
+
+int Cart_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                    Cart_request *request)
+{
+    ALLGATHER_REGULAR;
+    return collective("Cart_iallgather", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request)
+{
+    ALLGATHER_VECTOR;
+    return collective("Cart_iallgatherv", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_iallgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                     const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_request *request)
+{
+    ALLGATHER_W;
+    return collective("Cart_iallgatherw", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                   Cart_request *request)
+{
+    ALLTOALL_REGULAR;
+    return collective("Cart_ialltoall", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
+                    Cart_request *request)
+{
+    ALLTOALL_VECTOR;
+    return collective("Cart_ialltoallv", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_ialltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
+                    Cart_request *request)
+{
+    ALLTOALL_W;
+    return collective("Cart_ialltoallw", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+}
+
+int Cart_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                        MPI_Info info, Cart_request *request)
+{
+    ALLGATHER_REGULAR;
+    return collective("Cart_allgather_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info,
+                         Cart_request *request)
+{
+    ALLGATHER_VECTOR;
+    return collective("Cart_allgatherv_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
+                         const MPI_Datatype recvtypes[], MPI_Comm cartcomm, MPI_Info info,
+                         Cart_request *request)
+{
+    ALLGATHER_W;
+    return collective("Cart_allgatherw_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
+                       MPI_Info info, Cart_request *request)
+{
+    ALLTOALL_REGULAR;
+    return collective("Cart_alltoall_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
+                        MPI_Info info, Cart_request *request)
+{
+    ALLTOALL_VECTOR;
+    return collective("Cart_alltoallv_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}
+
+int Cart_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
+                        MPI_Info info, Cart_request *request)
+{
+    ALLTOALL_W;
+    return collective("Cart_alltoallw_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+}

@@ -1,0 +1,238 @@
+/* Local queries: neighbour counts and ranks, the neighbourhood as given,
+ * relative rank/coordinate helpers, schedule statistics. */
+#include "cartcoll.h"
+
+#include "choose/choose.h"
+#include "base/errors.h"
+#include "topo/nbh.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The neighbourhood of a communicator, or raise. */
+static int get_nbh(MPI_Comm comm, const char *who, cc_nbh **out)
+{
+    cc_comm *c;
+    *out = NULL;
+    int rc = cc_comm_get(comm, &c, who);
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    *out = c->nbh;
+    return MPI_SUCCESS;
+}
+
+int Cart_neighbor_count(MPI_Comm cartcomm, int *t)
+{
+    cc_nbh *n = NULL;
+    int rc = get_nbh(cartcomm, "Cart_neighbor_count", &n);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!t) return cc_error(cartcomm, MPI_ERR_ARG, "Cart_neighbor_count: t is NULL");
+    *t = n->t;
+    return MPI_SUCCESS;
+}
+
+static void fill_weights(const cc_nbh *n, int w[])
+{
+    for (int i = 0; i < n->t; i++) w[i] = n->weights ? n->weights[i] : 1;
+}
+
+int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int sourceweights[],
+                      int maxout, int targets[], int targetweights[])
+{
+    static const char *const who = "Cart_neighbor_get";
+    cc_nbh *n = NULL;
+    int rc = get_nbh(cartcomm, who, &n);
+    if (rc != MPI_SUCCESS) return rc;
+    if (maxin < n->t || maxout < n->t)
+        return cc_error(cartcomm, MPI_ERR_ARG, "%s: maxin = %d and maxout = %d must be at least t = %d", who,
+                        maxin, maxout, n->t);
+    if (n->t > 0 && (!sources || !targets || !sourceweights || !targetweights))
+        return cc_error(cartcomm, MPI_ERR_ARG, "%s: sources, targets and the weights arguments must not be NULL "
+                        "(pass MPI_UNWEIGHTED to skip weights)", who);
+    for (int i = 0; i < n->t; i++) {
+        const int *v = n->raw + (size_t)i * n->d;
+        int s = cc_grid_shift(&n->grid, n->coords, v, -1), d = cc_grid_shift(&n->grid, n->coords, v, +1);
+        sources[i] = s == CC_NONE ? MPI_PROC_NULL : s;
+        targets[i] = d == CC_NONE ? MPI_PROC_NULL : d;
+    }
+    if (sourceweights != MPI_UNWEIGHTED) fill_weights(n, sourceweights);
+    if (targetweights != MPI_UNWEIGHTED) fill_weights(n, targetweights);
+    return MPI_SUCCESS;
+}
+
+int Cart_neighborhood_get(MPI_Comm cartcomm, int maxt, int relatives[], int weights[])
+{
+    static const char *const who = "Cart_neighborhood_get";
+    cc_nbh *n = NULL;
+    int rc = get_nbh(cartcomm, who, &n);
+    if (rc != MPI_SUCCESS) return rc;
+    if (maxt < n->t) return cc_error(cartcomm, MPI_ERR_ARG, "%s: maxt = %d is smaller than t = %d", who, maxt, n->t);
+    if (n->t > 0 && (!relatives || !weights))
+        return cc_error(cartcomm, MPI_ERR_ARG, "%s: relatives and weights must not be NULL (pass MPI_UNWEIGHTED "
+                        "to skip weights)", who);
+    if (n->t > 0) memcpy(relatives, n->raw, sizeof(int) * (size_t)n->t * (size_t)n->d);
+    if (weights != MPI_UNWEIGHTED) fill_weights(n, weights);
+    return MPI_SUCCESS;
+}
+
+/* ---- relative helpers: any communicator with a Cartesian layout -------- */
+
+typedef struct layout {
+    cc_grid g;
+    int *dims, *periods, *coords; /* owned when the layout came from MPI_Cart_get */
+} layout;
+
+static void layout_free(layout *l)
+{
+    free(l->dims);
+    free(l->periods);
+    free(l->coords);
+}
+
+static int get_layout(MPI_Comm comm, const char *who, layout *l)
+{
+    memset(l, 0, sizeof *l);
+    cc_comm *c;
+    int rc = cc_comm_get(comm, &c, who);
+    if (rc == MPI_SUCCESS) {
+        l->g = c->nbh->grid;
+        return MPI_SUCCESS;
+    }
+    if (cc_error_class(rc) == MPI_ERR_COMM) return cc_error_raise(comm, rc);
+    int status = MPI_UNDEFINED, d = 0;
+    if (MPI_Topo_test(comm, &status) != MPI_SUCCESS || status != MPI_CART || MPI_Cartdim_get(comm, &d) != MPI_SUCCESS)
+        return cc_error(comm, MPI_ERR_TOPOLOGY,
+                        "%s: the communicator has no Cartesian layout (use Cart_neighborhood_create or "
+                        "MPI_Cart_create)", who);
+    l->dims = malloc(sizeof(int) * (size_t)(d + 1));
+    l->periods = malloc(sizeof(int) * (size_t)(d + 1));
+    l->coords = malloc(sizeof(int) * (size_t)(d + 1));
+    if (!l->dims || !l->periods || !l->coords) {
+        layout_free(l);
+        return cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    }
+    rc = MPI_Cart_get(comm, d, l->dims, l->periods, l->coords);
+    if (rc != MPI_SUCCESS) {
+        layout_free(l);
+        return cc_error_mpi(comm, rc, who);
+    }
+    l->g.d = d;
+    l->g.size = 1;
+    for (int k = 0; k < d; k++) l->g.size *= l->dims[k];
+    l->g.dims = l->dims;
+    l->g.periods = l->periods;
+    return MPI_SUCCESS;
+}
+
+/* Layout plus coordinates of `rank`, checking it lies in the grid. */
+static int layout_rank(MPI_Comm comm, const char *who, int rank, layout *l, int **coords)
+{
+    int rc = get_layout(comm, who, l);
+    if (rc != MPI_SUCCESS) return rc;
+    if (rank < 0 || rank >= l->g.size) {
+        layout_free(l);
+        return cc_error(comm, MPI_ERR_RANK, "%s: rank %d is not in the grid of %d processes", who, rank, l->g.size);
+    }
+    *coords = malloc(sizeof(int) * (size_t)(l->g.d + 1));
+    if (!*coords) {
+        layout_free(l);
+        return cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    }
+    cc_grid_coords(&l->g, rank, *coords);
+    return MPI_SUCCESS;
+}
+
+static int proc(int r) { return r == CC_NONE ? MPI_PROC_NULL : r; }
+
+int Cart_relative_rank(MPI_Comm comm, int rank, const int relative[], int *dest)
+{
+    static const char *const who = "Cart_relative_rank";
+    layout l;
+    int *c, rc = layout_rank(comm, who, rank, &l, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!relative || !dest) rc = cc_error(comm, MPI_ERR_ARG, "%s: relative and dest must not be NULL", who);
+    else *dest = proc(cc_grid_shift(&l.g, c, relative, +1));
+    free(c);
+    layout_free(&l);
+    return rc;
+}
+
+int Cart_relative_shift(MPI_Comm comm, int rank, const int relative[], int *inrank, int *outrank)
+{
+    static const char *const who = "Cart_relative_shift";
+    layout l;
+    int *c, rc = layout_rank(comm, who, rank, &l, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!relative || !inrank || !outrank) {
+        rc = cc_error(comm, MPI_ERR_ARG, "%s: relative, inrank and outrank must not be NULL", who);
+    } else {
+        *outrank = proc(cc_grid_shift(&l.g, c, relative, +1));
+        *inrank = proc(cc_grid_shift(&l.g, c, relative, -1));
+    }
+    free(c);
+    layout_free(&l);
+    return rc;
+}
+
+int Cart_relative_coordinates(MPI_Comm comm, int rank, int dest, int relative[])
+{
+    static const char *const who = "Cart_relative_coordinates";
+    layout l;
+    int *c, rc = layout_rank(comm, who, rank, &l, &c);
+    if (rc != MPI_SUCCESS) return rc;
+    int *dc = malloc(sizeof(int) * (size_t)(l.g.d + 1));
+    if (!dc) rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    else if (dest < 0 || dest >= l.g.size)
+        rc = cc_error(comm, MPI_ERR_RANK, "%s: dest %d is not in the grid of %d processes", who, dest, l.g.size);
+    else if (!relative) rc = cc_error(comm, MPI_ERR_ARG, "%s: relative is NULL", who);
+    else {
+        cc_grid_coords(&l.g, dest, dc);
+        cc_grid_relative(&l.g, c, dc, relative);
+    }
+    free(dc);
+    free(c);
+    layout_free(&l);
+    return rc;
+}
+
+/* ---- schedule statistics ------------------------------------------------ */
+
+int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *phases, int *rounds, int *volume)
+{
+    static const char *const who = "Cart_schedule_stats";
+    cc_nbh *n = NULL;
+    int rc = get_nbh(cartcomm, who, &n);
+    if (rc != MPI_SUCCESS) return rc;
+    if (collective != CART_ALLGATHER && collective != CART_ALLTOALL)
+        return cc_error(cartcomm, MPI_ERR_ARG, "%s: collective = %d is neither CART_ALLGATHER nor CART_ALLTOALL",
+                        who, collective);
+    if (algorithm < CART_ALGORITHM_AUTO || algorithm > CART_ALGORITHM_TORUS)
+        return cc_error(cartcomm, MPI_ERR_ARG, "%s: unknown algorithm %d", who, algorithm);
+    if (algorithm == CART_ALGORITHM_AUTO) {
+        /* What a one-int block would use. */
+        cc_blk *recv = calloc((size_t)(n->t ? n->t : 1), sizeof *recv);
+        if (!recv) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+        for (int i = 0; i < n->t; i++) recv[i].bytes = (MPI_Aint)sizeof(int);
+        cc_candidates cand;
+        int st = cc_choose(n, collective, recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, 0, 1, &cand);
+        free(recv);
+        if (st != CC_OK) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+        algorithm = cand.c[0].algorithm;
+    }
+    cc_nset raw = { n->d, n->t, n->raw, NULL };
+    long long p, r, v;
+    if (cc_schedule_stats(&raw, collective, algorithm, &p, &r, &v) != CC_OK)
+        return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    /* A TORUS phase, as in seed 001, is a dimension; internally its hop steps
+     * are separate phases (each depends on the one before). */
+    long long dims_used = 0, unused;
+    if (algorithm == CART_ALGORITHM_TORUS &&
+        cc_schedule_stats(&raw, collective, CART_ALGORITHM_COMBINING, &dims_used, &unused, &unused) == CC_OK)
+        p = dims_used;
+    if (p > INT_MAX || r > INT_MAX || v > INT_MAX)
+        return cc_error(cartcomm, MPI_ERR_COUNT, "%s: the figures exceed an int (rounds %lld, volume %lld)", who, r, v);
+    if (phases) *phases = (int)p;
+    if (rounds) *rounds = (int)r;
+    if (volume) *volume = (int)v;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,109 @@
+/* Binding: a local plan plus the buffers, counts and datatypes of one call.
+ *
+ * cc_args is what the user passed; regular, v and w are three ways to
+ * describe block i (cc_args_block), not three code paths.  A binding
+ * resolves every slot a local plan uses to a cc_blk: where the block is,
+ * with which count and datatype MPI sees it, how many bytes its type
+ * signature has, and (when its bytes are contiguous) a pointer for memcpy.
+ * TEMP and TEMP2 slots live in one temporary buffer owned by the binding;
+ * each holds a block with the signature of a receive block, laid out
+ * compactly: the receive type itself when it is contiguous, a contiguous run
+ * of its single basic type when it has one, otherwise the receive type's
+ * own layout. */
+#ifndef CC_BINDING_H
+#define CC_BINDING_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+#include "sched/localize.h"
+#include "sched/schedule.h"
+
+enum { CC_REGULAR = 0, CC_VECTOR = 1, CC_W = 2 };
+enum { CC_SIDE_SEND = 0, CC_SIDE_RECV = 1 };
+
+typedef struct cc_args {
+    int collective;              /* CC_ALLGATHER or CC_ALLTOALL */
+    int variant;                 /* CC_REGULAR, CC_VECTOR, CC_W */
+    const void *sendbuf;
+    void *recvbuf;
+    int sendcount, recvcount;    /* regular (allgather: sendcount always) */
+    MPI_Datatype sendtype, recvtype;
+    const int *sendcounts, *recvcounts;
+    const int *sdispls, *rdispls;          /* v: in extents */
+    const MPI_Aint *sdisplsw, *rdisplsw;   /* w: in bytes */
+    const MPI_Datatype *sendtypes, *recvtypes;
+} cc_args;
+
+typedef struct cc_blk {
+    char *addr;          /* the datatype's origin */
+    int count;
+    MPI_Datatype type;
+    MPI_Aint bytes;      /* count * type size */
+    MPI_Aint extent;     /* of the datatype: element e starts at addr + e * extent */
+    char *data;          /* first data byte if the block is contiguous, else NULL */
+    int named;           /* the datatype is predefined */
+} cc_blk;
+
+/* Facts about a committed datatype used for many blocks. */
+typedef struct cc_typeinfo {
+    MPI_Datatype type;
+    MPI_Aint size, lb, extent, true_lb, true_extent;
+    int predefined;
+    int dense;           /* the type map runs forward through [true_lb, true_lb + size) */
+} cc_typeinfo;
+
+int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti);
+#define CC_TYPEINFO_NONE { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0, 0 }
+
+/* Number of send blocks of the call (t for alltoall, 1 for allgather). */
+int cc_args_nsend(const cc_args *a, int t);
+
+/* Describe block i of a side.  `ti` caches the facts of the last datatype
+ * seen (initialise its type to MPI_DATATYPE_NULL); walking blocks in order
+ * with one cache queries each run of equal datatypes once.  Returns
+ * MPI_SUCCESS or an MPI error class. */
+int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti);
+
+/* The blocks of one call, described once and shared (reference counted) by
+ * every candidate plan made for it.  Derived datatypes are duplicated: the
+ * user may free theirs when the call returns, we still pack and post with
+ * them later. */
+typedef struct cc_blocks {
+    atomic_int refs;
+    int t, nsend;
+    cc_blk *send, *recv;
+    MPI_Datatype *owned;
+    int nowned;
+} cc_blocks;
+
+/* Describe the blocks of call `a` on t neighbours.  Returns MPI_SUCCESS or
+ * an MPI error class. */
+int cc_blocks_new(const cc_args *a, int t, cc_blocks **out);
+void cc_blocks_release(cc_blocks *b);
+
+typedef struct cc_binding {
+    cc_blocks *blocks;     /* reference held */
+    int ntemp;
+    cc_blk *temp, *temp2;
+    char *tempbuf;
+} cc_binding;
+
+/* Resolve the slots of `l` (schedule `s` gives temp_like) over `blocks`,
+ * laying out the temporaries.  Takes a reference to blocks.  Returns
+ * MPI_SUCCESS or an MPI error class (MPI_ERR_NO_MEM, MPI_ERR_COUNT, ...). */
+int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_local *l);
+void cc_binding_free(cc_binding *b);
+
+static inline const cc_blk *cc_binding_slot(const cc_binding *b, int slot)
+{
+    int i = CC_SLOT_INDEX(slot);
+    switch (CC_SLOT_KIND(slot)) {
+    case CC_SLOT_SEND: return &b->blocks->send[i < b->blocks->nsend ? i : 0];
+    case CC_SLOT_RECV: return &b->blocks->recv[i];
+    case CC_SLOT_TEMP: return &b->temp[i];
+    default: return &b->temp2[i];
+    }
+}
+
+#endif

@@ -1,0 +1,55 @@
+/* Automatic choice: the alpha-beta cost model, its calibration, and which
+ * algorithm/executor an operation uses.  Every input of a choice is the same
+ * on all processes (agreed alpha and beta, the schedules of the reduced
+ * neighbourhood, block sizes that the API requires to be equal), so every
+ * process makes the same choice without communication. */
+#ifndef CC_CHOOSE_H
+#define CC_CHOOSE_H
+
+#include <mpi.h>
+
+#include "bind/binding.h"
+#include "topo/nbh.h"
+
+/* This process's alpha/beta/overhead: from CARTCOLL_ALPHA/CARTCOLL_BETA, or
+ * measured earlier (-1 where unknown); *need is set when a measurement is
+ * still needed.  Returns MPI_SUCCESS or an error code (bad environment
+ * value), not raised. */
+int cc_model_local(double *alpha, double *beta, double *overhead, int *need);
+
+/* Defaults for model values that are still unknown (<= 0). */
+void cc_model_defaults(double *alpha, double *beta, double *overhead);
+
+/* Collective over priv: measure (if `calibrate`) with a few exchanges
+ * between pairs of processes -- one message (alpha: the latency of a
+ * phase), a burst of concurrent messages (the overhead of each further
+ * message in a phase), a large message (beta) -- then agree on the three
+ * (maximum over processes). */
+int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, double *overhead);
+/* (When no process needs a measurement, Cart_neighborhood_create agrees on
+ * the values within its argument check instead, saving a collective.) */
+
+/* Modelled time of schedule s when receive block i weighs recv[i].bytes:
+ * phases*alpha + rounds*overhead + bytes moved*beta plus a small per-block
+ * handling cost.  Rounds of one phase overlap, phases do not; with
+ * overhead = alpha this is seed 002's C*alpha + V*m*beta. */
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv);
+
+#define CC_MAX_CANDIDATES 5
+typedef struct cc_candidates {
+    int n;
+    cc_choice c[CC_MAX_CANDIDATES];  /* best modelled first */
+} cc_candidates;
+
+/* What to run for `collective` with receive blocks recv[0..t) given the
+ * requested choice (CC_AUTO parts are decided).  Non-persistent operations get one candidate; persistent ones
+ * with something left to auto get every candidate the model does not rule
+ * out, to be timed.  The executor, when auto, is the zero-copy datatype
+ * executor for plans that are reused (`reused`: persistent, or cached
+ * because all datatypes are predefined) and the pack executor for plans made
+ * for a single call, which would otherwise pay for derived datatypes each
+ * time.  Returns CC_OK or a CC_E* status. */
+int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,
+              cc_candidates *out);
+
+#endif

@@ -1,0 +1,324 @@
+#include "exec/plan.h"
+#include "base/mpi_compat.h"
+
+#include "base/options.h"
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- blocks -------------------------------------------------------------- */
+
+/* MPI_Pack and MPI_Unpack count bytes in ints: a block of more than 2 GiB
+ * goes through them in runs of whole elements, each below 2 GiB.  MPI_Pack's
+ * native format is the type's bytes on every homogeneous system, so runs
+ * packed one after the other equal the block packed at once. */
+static MPI_Aint run_limit(void)
+{
+    /* CARTCOLL_PACK_RUN lowers the limit so that tests reach the multi-run
+     * path without 2 GiB blocks. */
+    static atomic_long limit;
+    long l = atomic_load(&limit);
+    if (l == 0) {
+        const char *e = getenv("CARTCOLL_PACK_RUN");
+        long x = e && *e ? strtol(e, NULL, 10) : 0;
+        l = x > 0 && x < INT_MAX ? x : INT_MAX;
+        atomic_store(&limit, l);
+    }
+    return (MPI_Aint)l;
+}
+
+static int pack_runs(const cc_blk *b, char *buf, MPI_Comm comm, int unpack)
+{
+    MPI_Aint each = b->bytes / b->count, most = run_limit(); /* bytes > 0, so count > 0 */
+    if (each > most) return MPI_ERR_COUNT;
+    MPI_Aint per = most / each;
+    for (MPI_Aint e = 0; e < b->count; e += per) {
+        int n = (int)(b->count - e < per ? b->count - e : per), len = (int)(n * each), pos = 0, rc;
+        char *addr = b->addr + e * b->extent;
+        rc = unpack ? MPI_Unpack(buf, len, &pos, addr, n, b->type, comm) : MPI_Pack(addr, n, b->type, buf, len, &pos, comm);
+        if (rc != MPI_SUCCESS) return rc;
+        if (pos != len) return MPI_ERR_INTERN;
+        buf += len;
+    }
+    return MPI_SUCCESS;
+}
+
+int cc_blk_pack(const cc_blk *b, char *buf, MPI_Aint cap, MPI_Aint *pos, MPI_Comm comm)
+{
+    if (b->bytes == 0) return MPI_SUCCESS;
+    if (*pos + b->bytes > cap) return MPI_ERR_TRUNCATE;
+    int rc = MPI_SUCCESS;
+    if (b->data) memcpy(buf + *pos, b->data, (size_t)b->bytes);
+    else rc = pack_runs(b, buf + *pos, comm, 0);
+    if (rc == MPI_SUCCESS) *pos += b->bytes;
+    return rc;
+}
+
+int cc_blk_unpack(const cc_blk *b, const char *buf, MPI_Aint cap, MPI_Aint *pos, MPI_Comm comm)
+{
+    if (b->bytes == 0) return MPI_SUCCESS;
+    if (*pos + b->bytes > cap) return MPI_ERR_TRUNCATE;
+    int rc = MPI_SUCCESS;
+    if (b->data) memcpy(b->data, buf + *pos, (size_t)b->bytes);
+    else rc = pack_runs(b, (char *)(uintptr_t)(buf + *pos), comm, 1);
+    if (rc == MPI_SUCCESS) *pos += b->bytes;
+    return rc;
+}
+
+int cc_blk_copy(const cc_blk *src, const cc_blk *dst, char *scratch, MPI_Aint cap, MPI_Comm comm, int tag)
+{
+    if (src->bytes > dst->bytes) return MPI_ERR_TRUNCATE;
+    if (src->bytes == 0) return MPI_SUCCESS;
+    cc_blk part = *dst;
+    part.bytes = src->bytes;
+    MPI_Aint pos = 0;
+    if (src->data && dst->data) {
+        if (src->data != dst->data) memmove(dst->data, src->data, (size_t)src->bytes);
+        return MPI_SUCCESS;
+    }
+    MPI_Aint most = run_limit();
+    if (src->data && part.bytes / part.count <= most) return cc_blk_unpack(&part, src->data, src->bytes, &pos, comm);
+    if (dst->data && src->bytes / src->count <= most) return cc_blk_pack(src, dst->data, src->bytes, &pos, comm);
+    if (scratch && src->bytes <= cap && src->bytes / src->count <= most && part.bytes / part.count <= most) {
+        int rc = cc_blk_pack(src, scratch, cap, &pos, comm);
+        pos = 0;
+        return rc == MPI_SUCCESS ? cc_blk_unpack(&part, scratch, cap, &pos, comm) : rc;
+    }
+    /* Elements of more than 2 GiB: let MPI copy, as a message to ourselves
+     * under the operation's own tag (no other message of it is pending). */
+    int me;
+    MPI_Comm_rank(comm, &me);
+    return MPI_Sendrecv(src->addr, src->count, src->type, me, tag, dst->addr, dst->count, dst->type, me, tag, comm,
+                        MPI_STATUS_IGNORE);
+}
+
+/* ---- messages ------------------------------------------------------------ */
+
+int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps,
+                    MPI_Datatype *types)
+{
+    if (n == 1) {
+        const cc_blk *b = cc_binding_slot(&p->bind, slots[0]);
+        *m = (cc_msg){ b->addr, b->count, b->type, NULL };
+        return MPI_SUCCESS;
+    }
+    char *base = cc_binding_slot(&p->bind, slots[0])->addr;
+    MPI_Aint at0;
+    int rc = MPI_Get_address(base, &at0);
+    for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
+        const cc_blk *b = cc_binding_slot(&p->bind, slots[j]);
+        lens[j] = b->count;
+        types[j] = b->type;
+        rc = MPI_Get_address(b->addr, &disps[j]);
+        disps[j] = MPI_Aint_diff(disps[j], at0);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Datatype t;
+    rc = MPI_Type_create_struct(n, lens, disps, types, &t);
+    if (rc != MPI_SUCCESS) return rc;
+    if ((rc = MPI_Type_commit(&t)) != MPI_SUCCESS || (rc = cc_plan_own_type(p, t)) != MPI_SUCCESS) {
+        MPI_Type_free(&t);
+        return rc;
+    }
+    *m = (cc_msg){ base, 1, t, NULL };
+    return MPI_SUCCESS;
+}
+
+/* ---- plan ---------------------------------------------------------------- */
+
+int cc_plan_own_type(cc_plan *p, MPI_Datatype t)
+{
+    if (p->ntypes == p->captypes) {
+        int cap = p->captypes ? 2 * p->captypes : 16;
+        MPI_Datatype *n = realloc(p->types, sizeof(MPI_Datatype) * (size_t)cap);
+        if (!n) return MPI_ERR_NO_MEM;
+        p->types = n;
+        p->captypes = cap;
+    }
+    p->types[p->ntypes++] = t;
+    return MPI_SUCCESS;
+}
+
+void cc_plan_free(cc_plan *p)
+{
+    if (!p) return;
+    if (p->persistent && p->reqs) {
+        int n = p->req_first ? p->req_first[p->local->nphases] : 0;
+        for (int i = 0; i < n; i++)
+            if (p->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&p->reqs[i]);
+    }
+    if (p->ex && p->ex->release) p->ex->release(p);
+    for (int i = 0; i < p->ntypes; i++) MPI_Type_free(&p->types[i]);
+    free(p->types);
+    free(p->smsg);
+    free(p->rmsg);
+    free(p->reqs);
+    free(p->req_first);
+    free(p->stagebuf);
+    free(p->copyops);
+    free(p->slotops);
+    free(p->copybuf);
+    cc_binding_free(&p->bind);
+    free(p);
+}
+
+/* Post (or create, when persistent) the messages of local round r. */
+static int post_round(cc_plan *p, int r, MPI_Request *rq, int *n, int persistent)
+{
+    const cc_lround *lr = &p->local->rounds[r];
+    const cc_msg *rm = &p->rmsg[r], *sm = &p->smsg[r];
+    int rc = MPI_SUCCESS;
+    if (lr->recv_rank >= 0) {
+        rc = persistent ? MPI_Recv_init(rm->buf, rm->count, rm->type, lr->recv_rank, p->tag, p->comm, &rq[*n])
+                        : MPI_Irecv(rm->buf, rm->count, rm->type, lr->recv_rank, p->tag, p->comm, &rq[*n]);
+        if (rc != MPI_SUCCESS) return rc;
+        (*n)++;
+    }
+    if (lr->send_rank >= 0) {
+        rc = persistent ? MPI_Send_init(sm->buf, sm->count, sm->type, lr->send_rank, p->tag, p->comm, &rq[*n])
+                        : MPI_Isend(sm->buf, sm->count, sm->type, lr->send_rank, p->tag, p->comm, &rq[*n]);
+        if (rc != MPI_SUCCESS) return rc;
+        (*n)++;
+    }
+    return MPI_SUCCESS;
+}
+
+int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
+                   int algorithm, int executor, int persistent, MPI_Comm comm, int tag)
+{
+    *out = NULL;
+    cc_plan *p = calloc(1, sizeof *p);
+    if (!p) return MPI_ERR_NO_MEM;
+    p->sched = s;
+    p->local = l;
+    p->algorithm = algorithm;
+    p->executor = executor;
+    p->persistent = persistent;
+    p->comm = comm;
+    p->tag = tag;
+    p->phase = l->nphases;
+    p->ex = executor == CC_EXEC_DATATYPE ? &cc_exec_datatype : &cc_exec_pack;
+    int nr = l->nrounds ? l->nrounds : 1;
+    p->smsg = calloc((size_t)nr, sizeof(cc_msg));
+    p->rmsg = calloc((size_t)nr, sizeof(cc_msg));
+    size_t nq = persistent ? 2 * (size_t)l->nrounds : 2 * (size_t)l->max_phase_rounds;
+    p->reqs = malloc(sizeof(MPI_Request) * (nq ? nq : 1));
+    int rc = (!p->smsg || !p->rmsg || !p->reqs) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS) rc = cc_bind(&p->bind, blocks, s, l);
+    if (rc == MPI_SUCCESS) rc = p->ex->prepare(p);
+
+    /* Local copies, resolved once; scratch for those between blocks that are
+     * not both contiguous. */
+    if (rc == MPI_SUCCESS && !(p->copyops = malloc(sizeof(cc_copyop) * (size_t)(l->ncopies ? l->ncopies : 1))))
+        rc = MPI_ERR_NO_MEM;
+    for (int j = 0; rc == MPI_SUCCESS && j < l->ncopies; j++) {
+        const cc_blk *src = cc_binding_slot(&p->bind, l->copies[2 * j]);
+        const cc_blk *dst = cc_binding_slot(&p->bind, l->copies[2 * j + 1]);
+        if (src->bytes > dst->bytes) rc = MPI_ERR_TRUNCATE;
+        int fast = src->data && dst->data;
+        p->copyops[j] = (cc_copyop){ src->data, dst->data, src->bytes, fast ? NULL : src, fast ? NULL : dst };
+        /* scratch only between two non-contiguous blocks */
+        if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
+    }
+    if (rc == MPI_SUCCESS && p->copycap > 0 && !(p->copybuf = malloc((size_t)p->copycap))) rc = MPI_ERR_NO_MEM;
+
+    if (rc == MPI_SUCCESS && persistent) {
+        p->req_first = malloc(sizeof(int) * ((size_t)l->nphases + 1));
+        if (!p->req_first) rc = MPI_ERR_NO_MEM;
+        else p->req_first[0] = 0;
+        int n = 0;
+        for (int ph = 0; rc == MPI_SUCCESS && ph < l->nphases; ph++) {
+            p->req_first[ph] = n;
+            for (int r = l->phase_first[ph]; rc == MPI_SUCCESS && r < l->phase_first[ph + 1]; r++)
+                rc = post_round(p, r, p->reqs, &n, 1);
+            p->req_first[ph + 1] = n;
+        }
+        if (rc != MPI_SUCCESS && p->req_first) { /* free what was created */
+            for (int i = 0; i < n; i++) MPI_Request_free(&p->reqs[i]);
+            free(p->req_first);
+            p->req_first = NULL;
+        }
+    }
+    if (rc != MPI_SUCCESS) {
+        cc_plan_free(p);
+        return rc;
+    }
+    *out = p;
+    return MPI_SUCCESS;
+}
+
+static int post_phase(cc_plan *p)
+{
+    int ph = p->phase, rc = p->ex->pack ? p->ex->pack(p, ph) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) return rc;
+    if (p->persistent) {
+        int first = p->req_first[ph];
+        p->nreqs = p->req_first[ph + 1] - first;
+        return MPI_Startall(p->nreqs, p->reqs + first);
+    }
+    p->nreqs = 0;
+    for (int r = p->local->phase_first[ph]; r < p->local->phase_first[ph + 1]; r++) {
+        rc = post_round(p, r, p->reqs, &p->nreqs, 0);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static MPI_Request *phase_reqs(cc_plan *p)
+{
+    return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
+}
+
+static int run_copies(cc_plan *p)
+{
+    const cc_copyop *op = p->copyops;
+    for (int j = 0, n = p->local->ncopies; j < n; j++, op++) {
+        if (!op->src_blk) {
+            if (op->src != op->dst) memmove(op->dst, op->src, (size_t)op->bytes);
+            continue;
+        }
+        int rc = cc_blk_copy(op->src_blk, op->dst_blk, p->copybuf, p->copycap, p->comm, p->tag);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The phase in flight completed: unpack, move on, post the next one. */
+static int next_phase(cc_plan *p)
+{
+    int rc = p->ex->unpack ? p->ex->unpack(p, p->phase) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS) return rc;
+    p->nreqs = 0;
+    if (++p->phase < p->local->nphases) return post_phase(p);
+    return run_copies(p);
+}
+
+int cc_plan_start(cc_plan *p)
+{
+    p->phase = 0;
+    p->nreqs = 0;
+    if (p->local->nphases == 0) return run_copies(p);
+    return post_phase(p);
+}
+
+int cc_plan_test(cc_plan *p, int *done)
+{
+    *done = 0;
+    while (p->phase < p->local->nphases) {
+        int flag = 0, rc = cc_testall(p->nreqs, phase_reqs(p), &flag);
+        if (rc != MPI_SUCCESS) return rc;
+        if (!flag) return MPI_SUCCESS;
+        if ((rc = next_phase(p)) != MPI_SUCCESS) return rc;
+    }
+    *done = 1;
+    return MPI_SUCCESS;
+}
+
+int cc_plan_block(cc_plan *p)
+{
+    if (p->phase >= p->local->nphases) return MPI_SUCCESS;
+    return cc_waitall(p->nreqs, phase_reqs(p));
+}

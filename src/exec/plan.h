@@ -1,0 +1,106 @@
+/* Plans: a bound schedule ready to run over MPI, and the phase engine.
+ *
+ * A plan owns a binding, the MPI description of every message (made by an
+ * executor: derived datatypes over absolute addresses, or staging buffers)
+ * and, for persistent operations, MPI persistent requests.  Running it:
+ * phase by phase, each phase's messages posted together (receives first),
+ * the next phase started once they completed; then the local copies.
+ * Everything a run needs is made when the plan is created; starting and
+ * progressing a persistent plan allocates nothing and creates no MPI
+ * objects. */
+#ifndef CC_PLAN_H
+#define CC_PLAN_H
+
+#include <mpi.h>
+
+#include "bind/binding.h"
+#include "sched/localize.h"
+#include "sched/schedule.h"
+
+/* One half of a round as MPI sees it. */
+typedef struct cc_msg {
+    void *buf;
+    int count;
+    MPI_Datatype type;
+    char *stage;      /* pack executor: the message goes through this staging area */
+} cc_msg;
+
+struct cc_exec;
+
+/* A local copy resolved at plan creation: contiguous blocks are copied with
+ * memcpy; otherwise (src_blk/dst_blk set) through the copy scratch. */
+typedef struct cc_copyop {
+    const char *src;
+    char *dst;
+    MPI_Aint bytes;
+    const cc_blk *src_blk, *dst_blk;
+} cc_copyop;
+
+typedef struct cc_plan {
+    const cc_schedule *sched;
+    const cc_local *local;
+    cc_binding bind;
+    int algorithm, executor, persistent;
+    MPI_Comm comm;
+    int tag;
+    const struct cc_exec *ex;
+    cc_msg *smsg, *rmsg;          /* per local round; count < 0: no message */
+    MPI_Request *reqs;            /* persistent: all, in phase order; else one phase's */
+    int *req_first;               /* persistent: phase p uses reqs[req_first[p] .. req_first[p+1]) */
+    int nreqs;                    /* requests of the phase in flight */
+    int phase;                    /* phase in flight; local->nphases when done */
+    char *stagebuf;               /* pack executor */
+    cc_copyop *copyops;           /* local->ncopies, resolved */
+    cc_copyop *slotops;           /* pack executor: local->slots resolved (src = dst = data) */
+    char *copybuf;                /* local copies between differently typed blocks */
+    MPI_Aint copycap;
+    MPI_Datatype *types;          /* datatypes created for messages */
+    int ntypes, captypes;
+    struct cc_cache_entry *cached; /* the plan cache owns this plan (plancache.c) */
+} cc_plan;
+
+typedef struct cc_exec {
+    const char *name;
+    int (*prepare)(cc_plan *p);          /* describe every message (smsg/rmsg) */
+    int (*pack)(cc_plan *p, int phase);  /* before a phase's messages start */
+    int (*unpack)(cc_plan *p, int phase);/* after they completed */
+    void (*release)(cc_plan *p);
+} cc_exec;
+
+extern const cc_exec cc_exec_datatype;
+extern const cc_exec cc_exec_pack;
+
+/* Make a plan for one call's blocks: bind, let the executor describe the
+ * messages, create persistent requests when `persistent`.  Returns
+ * MPI_SUCCESS or an error class. */
+int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
+                   int algorithm, int executor, int persistent, MPI_Comm comm, int tag);
+void cc_plan_free(cc_plan *p);
+
+/* Run: start (posts phase 0), test (advances as far as it can without
+ * blocking; *done when everything including local copies finished). */
+int cc_plan_start(cc_plan *p);
+int cc_plan_test(cc_plan *p, int *done);
+/* Block in MPI until the phase in flight completed (then cc_plan_test
+ * moves on). */
+int cc_plan_block(cc_plan *p);
+
+/* Describe the blocks slots[0..n) as one message without copies: the
+ * block's own count and type for one block, else a struct datatype over the
+ * blocks' addresses relative to the first (made, committed and owned by the
+ * plan).  lens/disps/types: scratch for n entries. */
+int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps, MPI_Datatype *types);
+
+/* Keep a datatype the plan created (freed with the plan). */
+int cc_plan_own_type(cc_plan *p, MPI_Datatype t);
+
+/* Copy the bytes of block `src` into block `dst` (equal signatures), through
+ * `scratch` (cap bytes) when neither is contiguous; `tag` is the operation's
+ * (for elements beyond what MPI_Pack can take). */
+int cc_blk_copy(const cc_blk *src, const cc_blk *dst, char *scratch, MPI_Aint cap, MPI_Comm comm, int tag);
+/* Append block b at buf+*pos / read it from there (pack executor format:
+ * the block's bytes in its type's native representation). */
+int cc_blk_pack(const cc_blk *b, char *buf, MPI_Aint cap, MPI_Aint *pos, MPI_Comm comm);
+int cc_blk_unpack(const cc_blk *b, const char *buf, MPI_Aint cap, MPI_Aint *pos, MPI_Comm comm);
+
+#endif

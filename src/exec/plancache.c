@@ -1,0 +1,202 @@
+#include "exec/plancache.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cc_cache_entry {
+    cc_plan *plan;
+    cc_args key;          /* arrays point into `store` */
+    void *store;
+    int in_use;
+    unsigned long stamp;  /* last use, for eviction */
+    struct cc_plancache *owner;
+} cc_cache_entry;
+
+struct cc_plancache {
+    pthread_mutex_t lock;
+    cc_cache_entry e[CC_PLAN_CACHE_SIZE];
+    unsigned long clock;
+    int t;
+};
+
+static int named(MPI_Datatype type)
+{
+    int ni, na, nd, comb;
+    return MPI_Type_get_envelope(type, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+}
+
+int cc_plancache_eligible(const cc_args *a, int t)
+{
+    int w = a->variant == CC_W;
+    if (a->collective == CC_ALLGATHER || !w) {
+        if (!named(a->sendtype)) return 0;
+    } else {
+        for (int i = 0; i < t; i++)
+            if ((i == 0 || a->sendtypes[i] != a->sendtypes[i - 1]) && !named(a->sendtypes[i])) return 0;
+    }
+    if (!w) return named(a->recvtype);
+    for (int i = 0; i < t; i++)
+        if ((i == 0 || a->recvtypes[i] != a->recvtypes[i - 1]) && !named(a->recvtypes[i])) return 0;
+    return 1;
+}
+
+/* Arrays of a call: which are present depends on collective and variant. */
+typedef struct arrays {
+    const void *p[6];
+    size_t sz[6];
+} arrays;
+
+static arrays arrays_of(const cc_args *a)
+{
+    arrays r;
+    memset(&r, 0, sizeof r);
+    if (a->variant == CC_REGULAR) return r;
+    int w = a->variant == CC_W;
+    r.p[0] = a->recvcounts, r.sz[0] = sizeof(int);
+    r.p[1] = w ? (const void *)a->rdisplsw : (const void *)a->rdispls, r.sz[1] = w ? sizeof(MPI_Aint) : sizeof(int);
+    if (w) r.p[2] = a->recvtypes, r.sz[2] = sizeof(MPI_Datatype);
+    if (a->collective == CC_ALLTOALL) {
+        r.p[3] = a->sendcounts, r.sz[3] = sizeof(int);
+        r.p[4] = w ? (const void *)a->sdisplsw : (const void *)a->sdispls, r.sz[4] = r.sz[1];
+        if (w) r.p[5] = a->sendtypes, r.sz[5] = sizeof(MPI_Datatype);
+    }
+    return r;
+}
+
+static int same(const cc_args *a, const cc_args *b, int t)
+{
+    if (a->collective != b->collective || a->variant != b->variant || a->sendbuf != b->sendbuf ||
+        a->recvbuf != b->recvbuf || a->sendcount != b->sendcount || a->sendtype != b->sendtype)
+        return 0;
+    if (a->variant != CC_W && a->recvtype != b->recvtype) return 0;
+    if (a->variant == CC_REGULAR) return a->recvcount == b->recvcount;
+    arrays x = arrays_of(a), y = arrays_of(b);
+    for (int k = 0; k < 6; k++)
+        if (x.p[k] && memcmp(x.p[k], y.p[k], x.sz[k] * (size_t)t) != 0) return 0;
+    return 1;
+}
+
+static void entry_clear(cc_cache_entry *e)
+{
+    if (e->plan) {
+        e->plan->cached = NULL;
+        cc_plan_free(e->plan);
+    }
+    free(e->store);
+    memset(e, 0, sizeof *e);
+}
+
+/* Deep copy of a's arrays into e->key. */
+static int entry_key(cc_cache_entry *e, const cc_args *a, int t)
+{
+    arrays x = arrays_of(a);
+    size_t total = 0;
+    for (int k = 0; k < 6; k++)
+        if (x.p[k]) total += x.sz[k] * (size_t)t;
+    e->key = *a;
+    e->store = malloc(total ? total : 1);
+    if (!e->store) return 0;
+    char *s = e->store;
+    const void **dst[6] = { (const void **)&e->key.recvcounts, NULL, (const void **)&e->key.recvtypes,
+                            (const void **)&e->key.sendcounts, NULL, (const void **)&e->key.sendtypes };
+    for (int k = 0; k < 6; k++) {
+        if (!x.p[k]) continue;
+        size_t n = x.sz[k] * (size_t)t;
+        memcpy(s, x.p[k], n);
+        if (k == 1) {
+            if (a->variant == CC_W) e->key.rdisplsw = (const MPI_Aint *)s;
+            else e->key.rdispls = (const int *)s;
+        } else if (k == 4) {
+            if (a->variant == CC_W) e->key.sdisplsw = (const MPI_Aint *)s;
+            else e->key.sdispls = (const int *)s;
+        } else {
+            *dst[k] = s;
+        }
+        s += n;
+    }
+    return 1;
+}
+
+/* Free every cached plan (the communicator goes away): the communicator
+ * state calls this through cc_comm.cache_free. */
+static void cache_free(struct cc_plancache *pc)
+{
+    for (int i = 0; i < CC_PLAN_CACHE_SIZE; i++) entry_clear(&pc->e[i]);
+    pthread_mutex_destroy(&pc->lock);
+    free(pc);
+}
+
+static struct cc_plancache *cache_of(cc_comm *c)
+{
+    pthread_mutex_lock(&c->lock);
+    if (!c->cache) {
+        c->cache = calloc(1, sizeof *c->cache);
+        if (c->cache) {
+            pthread_mutex_init(&c->cache->lock, NULL);
+            c->cache->t = c->nbh->t;
+            c->cache_free = cache_free;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return c->cache;
+}
+
+cc_plan *cc_plancache_take(cc_comm *c, const cc_args *a)
+{
+    struct cc_plancache *pc = cache_of(c);
+    if (!pc) return NULL;
+    cc_plan *p = NULL;
+    pthread_mutex_lock(&pc->lock);
+    for (int i = 0; i < CC_PLAN_CACHE_SIZE && !p; i++) {
+        cc_cache_entry *e = &pc->e[i];
+        if (e->plan && !e->in_use && same(&e->key, a, pc->t)) {
+            e->in_use = 1;
+            e->stamp = ++pc->clock;
+            p = e->plan;
+        }
+    }
+    pthread_mutex_unlock(&pc->lock);
+    return p;
+}
+
+int cc_plancache_put(cc_comm *c, const cc_args *a, cc_plan *p)
+{
+    struct cc_plancache *pc = cache_of(c);
+    if (!pc) return 0;
+    pthread_mutex_lock(&pc->lock);
+    cc_cache_entry *victim = NULL;
+    for (int i = 0; i < CC_PLAN_CACHE_SIZE; i++) {
+        cc_cache_entry *e = &pc->e[i];
+        if (e->in_use) continue;
+        if (!e->plan) { victim = e; break; }
+        if (!victim || e->stamp < victim->stamp) victim = e;
+    }
+    int taken = 0;
+    if (victim) {
+        entry_clear(victim);
+        if (entry_key(victim, a, pc->t)) {
+            victim->plan = p;
+            victim->in_use = 1;
+            victim->stamp = ++pc->clock;
+            victim->owner = pc;
+            p->cached = victim;
+            taken = 1;
+        } else {
+            entry_clear(victim);
+        }
+    }
+    pthread_mutex_unlock(&pc->lock);
+    return taken;
+}
+
+void cc_plancache_release(cc_plan *p)
+{
+    cc_cache_entry *e = p->cached;
+    struct cc_plancache *pc = e->owner;
+    pthread_mutex_lock(&pc->lock);
+    e->in_use = 0;
+    pthread_mutex_unlock(&pc->lock);
+}
+
+

@@ -1,0 +1,78 @@
+#include "geom/geometry.h"
+
+int cc_grid_rank(const cc_grid *g, const int coords[])
+{
+    int r = 0;
+    for (int k = 0; k < g->d; k++) r = r * g->dims[k] + coords[k];
+    return r;
+}
+
+void cc_grid_coords(const cc_grid *g, int rank, int coords[])
+{
+    for (int k = g->d - 1; k >= 0; k--) {
+        coords[k] = rank % g->dims[k];
+        rank /= g->dims[k];
+    }
+}
+
+/* c + sign*o in [0, p) for periodic dims, or -1 if off a mesh.  long long
+ * keeps INT_MIN offsets and their negation exact. */
+static int moved_coord(long long c, long long o, int sign, int p, int periodic)
+{
+    long long x = c + (sign > 0 ? o : -o);
+    if (periodic) {
+        x %= p;
+        if (x < 0) x += p;
+        return (int)x;
+    }
+    return (x < 0 || x >= p) ? -1 : (int)x;
+}
+
+int cc_grid_shift(const cc_grid *g, const int coords[], const int off[], int sign)
+{
+    int r = 0;
+    for (int k = 0; k < g->d; k++) {
+        int x = moved_coord(coords[k], off[k], sign, g->dims[k], g->periods[k]);
+        if (x < 0) return CC_NONE;
+        r = r * g->dims[k] + x;
+    }
+    return r;
+}
+
+int cc_grid_inside(const cc_grid *g, const int coords[], const int off[], int sign)
+{
+    for (int k = 0; k < g->d; k++)
+        if (!g->periods[k] && moved_coord(coords[k], off[k], sign, g->dims[k], 0) < 0) return 0;
+    return 1;
+}
+
+static int shortest(long long c, int p)
+{
+    c %= p;
+    if (c < 0) c += p;
+    if (2 * c > p) c -= p;
+    return (int)c;
+}
+
+void cc_grid_relative(const cc_grid *g, const int from[], const int to[], int rel[])
+{
+    for (int k = 0; k < g->d; k++) {
+        long long c = (long long)to[k] - from[k];
+        rel[k] = g->periods[k] ? shortest(c, g->dims[k]) : (int)c;
+    }
+}
+
+int cc_grid_reduce(const cc_grid *g, const int off[], int out[])
+{
+    int dead = 0;
+    for (int k = 0; k < g->d; k++) {
+        if (g->periods[k]) {
+            out[k] = shortest(off[k], g->dims[k]);
+        } else {
+            out[k] = off[k];
+            long long a = off[k] < 0 ? -(long long)off[k] : off[k];
+            if (a >= g->dims[k]) dead = 1;
+        }
+    }
+    return dead;
+}

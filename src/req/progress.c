@@ -1,0 +1,149 @@
+/* The list of active requests of this process, so that waiting on one
+ * request advances the others (MPI's progress rule for non-blocking
+ * collectives), and the optional progress thread that advances them while
+ * the application computes or waits in MPI. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include "req/request.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static Cart_request head;
+static int count;
+static atomic_int listed; /* count, readable without the lock */
+
+void cc_progress_add(Cart_request r)
+{
+    pthread_mutex_lock(&lock);
+    if (!r->listed) {
+        r->prev = NULL;
+        r->next = head;
+        if (head) head->prev = r;
+        head = r;
+        r->listed = 1;
+        count++;
+        atomic_store(&listed, count);
+        pthread_cond_signal(&wake);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void cc_progress_remove(Cart_request r)
+{
+    pthread_mutex_lock(&lock);
+    if (r->listed) {
+        if (r->prev) r->prev->next = r->next;
+        else head = r->next;
+        if (r->next) r->next->prev = r->prev;
+        r->listed = 0;
+        count--;
+        atomic_store(&listed, count);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int cc_progress_others(Cart_request self)
+{
+    if (atomic_load(&listed) == 0) return 0;
+    pthread_mutex_lock(&lock);
+    int active = 0;
+    /* Advance under the list lock: requests cannot leave the list (and be
+     * freed) meanwhile; a request another thread is advancing is skipped.
+     * Errors stay with the request and surface when its owner completes it. */
+    for (Cart_request r = head; r; r = r->next) {
+        if (r == self || r->state != CC_REQ_ACTIVE) continue;
+        if (cc_request_trylock(r)) {
+            int done = 0;
+            (void)cc_request_advance(r, &done);
+            cc_request_unlock(r);
+            if (done) continue;
+        }
+        active++;
+    }
+    pthread_mutex_unlock(&lock);
+    return active;
+}
+
+int cc_progress_wait(MPI_Request *rq)
+{
+    for (;;) {
+        int flag = 0, rc = MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || flag) return rc;
+        if (cc_progress_others(NULL) == 0) return MPI_Wait(rq, MPI_STATUS_IGNORE);
+    }
+}
+
+/* ---- asynchronous progress ---------------------------------------------- */
+
+static pthread_mutex_t async_lock = PTHREAD_MUTEX_INITIALIZER;
+static int async_state;  /* 0: never asked, 1: running, -1: not possible */
+static int async_stop;
+static pthread_t async_thread;
+
+/* While requests are active: sweep them, then pause briefly so that the
+ * thread does not take a core from the application; otherwise sleep until
+ * one is added. */
+static void *async_main(void *arg)
+{
+    (void)arg;
+    const struct timespec pause = { 0, 20000 };
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        while (!async_stop && count == 0) pthread_cond_wait(&wake, &lock);
+        int stop = async_stop;
+        pthread_mutex_unlock(&lock);
+        if (stop) return NULL;
+        cc_progress_others(NULL);
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* MPI_Finalize deletes the attributes of MPI_COMM_SELF first: stop the
+ * thread there, while MPI still works. */
+static int async_finalize(MPI_Comm comm, int kv, void *val, void *extra)
+{
+    (void)comm;
+    (void)kv;
+    (void)val;
+    (void)extra;
+    pthread_mutex_lock(&async_lock);
+    if (async_state == 1) {
+        pthread_mutex_lock(&lock);
+        async_stop = 1;
+        pthread_cond_broadcast(&wake);
+        pthread_mutex_unlock(&lock);
+        pthread_join(async_thread, NULL);
+        async_state = 0;
+        async_stop = 0;
+    }
+    pthread_mutex_unlock(&async_lock);
+    return MPI_SUCCESS;
+}
+
+int cc_progress_async_start(void)
+{
+    pthread_mutex_lock(&async_lock);
+    if (async_state == 0) {
+        int provided = MPI_THREAD_SINGLE, kv;
+        MPI_Query_thread(&provided);
+        if (provided != MPI_THREAD_MULTIPLE) {
+            fprintf(stderr, "cartcoll: asynchronous progress (CARTCOLL_ASYNC_PROGRESS / cartcoll_async_progress) "
+                            "needs MPI_Init_thread with MPI_THREAD_MULTIPLE; operations advance only inside "
+                            "cartcoll calls\n");
+            async_state = -1;
+        } else if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, async_finalize, &kv, NULL) != MPI_SUCCESS ||
+                   MPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) != MPI_SUCCESS ||
+                   pthread_create(&async_thread, NULL, async_main, NULL) != 0) {
+            fprintf(stderr, "cartcoll: cannot start the asynchronous progress thread\n");
+            async_state = -1;
+        } else {
+            async_state = 1;
+        }
+    }
+    int running = async_state == 1;
+    pthread_mutex_unlock(&async_lock);
+    return running;
+}

@@ -1,0 +1,94 @@
+/* Requests: MPI request semantics over plans.
+ *
+ * A request runs one plan at a time.  Persistent requests with several
+ * candidate plans (auto) run each candidate in turn during their first
+ * starts, time them, agree on the fastest with a small dissemination
+ * reduction over persistent point-to-point requests made at init (maximum
+ * over processes, so every process picks the same), then keep only it.
+ *
+ * Progress: a request advances when it is tested or waited on; waiting on
+ * one request also advances the caller's other active requests (progress.c),
+ * so operations may be completed in any order on different processes. */
+#ifndef CC_REQUEST_H
+#define CC_REQUEST_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+#include "cartcoll.h"
+#include "choose/choose.h"
+#include "topo/nbh.h"
+#include "exec/plan.h"
+
+enum { CC_REQ_INACTIVE = 0, CC_REQ_ACTIVE = 1, CC_REQ_DONE = 2 };
+enum { CC_TUNE_TRIALS = 4 }; /* timed runs per candidate (the fastest counts) */
+
+struct cart_request_s {
+    int persistent;
+    _Atomic int state;
+    int error;                        /* code of a failed run, reported at completion */
+    cc_comm *cs;                      /* reference held */
+    MPI_Comm user;                    /* its error handler gets our errors (cc_request_raise) */
+    int pair;                         /* persistent: the tag pair held (plans, tuning agreement); else -1 */
+    const char *who;                  /* the call that made it, for messages */
+    cc_plan *plan;                    /* what runs now */
+    /* auto tuning */
+    int ncand, starts, agreeing, round, nrounds;
+    cc_plan *cand[CC_MAX_CANDIDATES];
+    double best[CC_MAX_CANDIDATES], t0;
+    double sbuf[CC_MAX_CANDIDATES], rbuf[CC_MAX_CANDIDATES];
+    MPI_Request *agree;               /* 2 per dissemination round */
+    /* progress list */
+    atomic_flag busy;
+    struct cart_request_s *prev, *next;
+    int listed;
+};
+
+/* Make a request running `plans` (n >= 1 candidates; n > 1 only when
+ * persistent).  Takes ownership of the plans on success.  A persistent
+ * request holds the tag pair starting at `pair` (its plans use the first
+ * tag, the tuning agreement the second) until it is destroyed; -1: none.
+ * Returns MPI_SUCCESS or an error class. */
+int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *who, int persistent,
+                   cc_plan **plans, int n, int pair);
+
+/* Report error `code` (made by cc_error_code) about r through the error
+ * handler of the communicator r was made on -- as that handler was when the
+ * communicator was freed, if it was -- or MPI_COMM_SELF's when r is
+ * CART_REQUEST_NULL.  Returns the code. */
+int cc_request_raise(Cart_request r, int code);
+
+/* Start a request's (next) run; for non-persistent requests right after
+ * cc_request_new.  Returns MPI_SUCCESS or an error code. */
+int cc_request_start(Cart_request r);
+
+/* Advance r (caller holds r->busy).  *done when its run finished. */
+int cc_request_advance(Cart_request r, int *done);
+
+/* Block until something of r's current step can complete (caller holds
+ * r->busy); used only when nothing else needs progress. */
+int cc_request_block(Cart_request r);
+
+void cc_request_destroy(Cart_request r);
+
+/* Progress list (progress.c). */
+void cc_progress_add(Cart_request r);
+void cc_progress_remove(Cart_request r);
+/* Advance every other active request that no other thread is advancing;
+ * returns how many other requests are still active. */
+int cc_progress_others(Cart_request self);
+/* Complete an MPI request of the library's own (a private communicator
+ * being made, an agreement) while advancing the caller's active requests.
+ * Returns the MPI error code. */
+int cc_progress_wait(MPI_Request *rq);
+/* Start the asynchronous progress thread (once per process; it stops in
+ * MPI_Finalize).  Needs MPI_THREAD_MULTIPLE: otherwise a warning on stderr.
+ * Returns whether the thread runs. */
+int cc_progress_async_start(void);
+
+/* Exclusive access to a request's progress. */
+static inline int cc_request_trylock(Cart_request r) { return !atomic_flag_test_and_set(&r->busy); }
+static inline void cc_request_lock(Cart_request r) { while (atomic_flag_test_and_set(&r->busy)) ; }
+static inline void cc_request_unlock(Cart_request r) { atomic_flag_clear(&r->busy); }
+
+#endif

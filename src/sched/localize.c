@@ -1,0 +1,152 @@
+#include "sched/localize.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ctx {
+    const cc_schedule *s;
+    const cc_grid *g;
+    const int *me;
+    int *pos;        /* pos[k]: position of dimension k in s->order */
+    long long *org;  /* scratch: origin coordinates */
+    int mesh;        /* any non-periodic dimension? */
+} ctx;
+
+static int on_mesh(const ctx *c, int k, long long x)
+{
+    return c->g->periods[k] || (x >= 0 && x < c->g->dims[k]);
+}
+
+/* Does the instance carried by entry e exist at holder H (phase at kpos)? */
+static int exists_at(const ctx *c, const int H[], const cc_entry *e, int kpos)
+{
+    if (!c->mesh) return 1;
+    const cc_schedule *s = c->s;
+    int d = s->d, axis = s->order[kpos];
+    const int *lead = s->offs + (size_t)s->perm[e->lo] * d;
+    for (int k = 0; k < d; k++) {
+        long long pre = c->pos[k] < kpos ? lead[k] : (k == axis ? e->moved : 0);
+        c->org[k] = (long long)H[k] - pre;
+        if (!on_mesh(c, k, c->org[k])) return 0;
+    }
+    for (int l = e->lo; l < e->hi; l++) {
+        const int *n = s->offs + (size_t)s->perm[l] * d;
+        int k = 0;
+        while (k < d && on_mesh(c, k, c->org[k] + n[k])) k++;
+        if (k == d) return 1;
+    }
+    return 0;
+}
+
+/* Does this process have a source for receive block i? */
+static int has_source(const ctx *c, int i)
+{
+    return !c->mesh || cc_grid_inside(c->g, c->me, c->s->offs + (size_t)i * c->s->d, -1);
+}
+
+static int is_direct(const cc_entry *e)
+{
+    return CC_SLOT_KIND(e->src) == CC_SLOT_SEND && CC_SLOT_KIND(e->dst) == CC_SLOT_RECV;
+}
+
+static int remap(const ctx *c, int slot)
+{
+    if (CC_SLOT_KIND(slot) == CC_SLOT_RECV && !has_source(c, CC_SLOT_INDEX(slot)))
+        return CC_SLOT(CC_SLOT_TEMP2, CC_SLOT_INDEX(slot));
+    return slot;
+}
+
+void cc_local_free(cc_local *l)
+{
+    if (!l) return;
+    free(l->phase_first);
+    free(l->rounds);
+    free(l->slots);
+    free(l->copies);
+    free(l);
+}
+
+int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_local **out)
+{
+    *out = NULL;
+    int d = s->d;
+    cc_local *l = calloc(1, sizeof *l);
+    ctx c = { s, g, coords, malloc(sizeof(int) * (size_t)(d ? d : 1)),
+              malloc(sizeof(long long) * (size_t)(d ? d : 1)), 0 };
+    int *H = malloc(sizeof(int) * (size_t)(d ? d : 1));
+    if (l) {
+        l->phase_first = malloc(sizeof(int) * ((size_t)s->nphases + 1));
+        l->rounds = malloc(sizeof(cc_lround) * (size_t)(s->nrounds ? s->nrounds : 1));
+        l->slots = malloc(sizeof(int) * (2 * (size_t)s->nentries + 1));
+        l->copies = malloc(sizeof(int) * (2 * (size_t)s->ncopies + 1));
+    }
+    if (!l || !c.pos || !c.org || !H || !l->phase_first || !l->rounds || !l->slots || !l->copies) {
+        free(c.pos);
+        free(c.org);
+        free(H);
+        cc_local_free(l);
+        return CC_ENOMEM;
+    }
+    for (int k = 0; k < d; k++) {
+        c.pos[s->order[k]] = k;
+        if (!g->periods[k]) c.mesh = 1;
+    }
+
+    for (int p = 0; p < s->nphases; p++) {
+        const cc_phase *ph = &s->phases[p];
+        l->phase_first[l->nphases] = l->nrounds;
+        for (int r = ph->first; r < ph->first + ph->count; r++) {
+            const cc_round *rd = &s->rounds[r];
+            const int *v = s->vecs + (size_t)rd->vec * d;
+            const cc_entry *e = s->entries + rd->first;
+            cc_lround lr = { r, cc_grid_shift(g, coords, v, +1), cc_grid_shift(g, coords, v, -1),
+                             l->nslots, 0, 0, 0, 0, 0 };
+            int last = -1;
+            if (lr.send_rank != CC_NONE)
+                for (int j = 0; j < rd->count; j++)
+                    if (exists_at(&c, coords, &e[j], ph->kpos)) {
+                        l->slots[l->nslots++] = remap(&c, e[j].src);
+                        last = j;
+                    }
+            lr.scount = l->nslots - lr.sfirst;
+            lr.sdirect = lr.scount == 1 && is_direct(&e[last]);
+            lr.rfirst = l->nslots;
+            if (lr.recv_rank != CC_NONE) {
+                cc_grid_coords(g, lr.recv_rank, H);
+                for (int j = 0; j < rd->count; j++)
+                    if (exists_at(&c, H, &e[j], ph->kpos)) {
+                        l->slots[l->nslots++] = remap(&c, e[j].dst);
+                        last = j;
+                    }
+            }
+            lr.rcount = l->nslots - lr.rfirst;
+            lr.rdirect = lr.rcount == 1 && is_direct(&e[last]);
+            if (!lr.scount) lr.send_rank = CC_NONE;
+            if (!lr.rcount) lr.recv_rank = CC_NONE;
+            if (lr.send_rank == CC_NONE && lr.recv_rank == CC_NONE) {
+                l->nslots = lr.sfirst;
+                continue;
+            }
+            l->sent += lr.scount;
+            l->rounds[l->nrounds++] = lr;
+        }
+        int n = l->nrounds - l->phase_first[l->nphases];
+        if (n > 0) {
+            if (n > l->max_phase_rounds) l->max_phase_rounds = n;
+            l->nphases++;
+        }
+    }
+    l->phase_first[l->nphases] = l->nrounds;
+
+    for (int j = 0; j < s->ncopies; j++) {
+        if (!has_source(&c, s->copies[j].leaf)) continue;
+        l->copies[2 * l->ncopies] = remap(&c, s->copies[j].src);
+        l->copies[2 * l->ncopies + 1] = remap(&c, s->copies[j].dst);
+        l->ncopies++;
+    }
+    free(c.pos);
+    free(c.org);
+    free(H);
+    *out = l;
+    return CC_OK;
+}

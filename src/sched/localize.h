@@ -1,0 +1,45 @@
+/* Localizing a schedule: what one process does.  Pure C, no MPI.
+ *
+ * From the global schedule and the process's coordinates: the peer ranks of
+ * every round, the entries this process really sends and receives (on a
+ * mesh, only instances whose origin and some final target exist; see
+ * schedule.h), and the slots, with RECV i replaced by TEMP2 i where receive
+ * block i must stay untouched because its source is off the mesh.  Sender
+ * and receiver evaluate the same predicate, so their lists agree. */
+#ifndef CC_LOCALIZE_H
+#define CC_LOCALIZE_H
+
+#include "geom/geometry.h"
+#include "sched/schedule.h"
+
+typedef struct cc_lround {
+    int id;                    /* index of the round in the schedule */
+    int send_rank, recv_rank;  /* CC_NONE: that half of the round is absent */
+    int sfirst, scount;        /* slots[sfirst ..]: what is sent, in order */
+    int rfirst, rcount;        /* slots[rfirst ..]: where received blocks go */
+    /* The message is one block taken from the sender's send buffer and
+     * stored in the receiver's receive block for that index (a DIRECT
+     * exchange, or the first hop of a block alone in its round; the receive
+     * block may be scratch on the way, or TEMP2 on a mesh, which has the
+     * receive block's signature).  Executors send it with the user's
+     * datatypes on both sides, without staging.  A property of the entry, so
+     * sender and receiver agree. */
+    unsigned char sdirect, rdirect;
+} cc_lround;
+
+typedef struct cc_local {
+    int nphases, nrounds, nslots, ncopies;
+    int *phase_first;    /* nphases+1: phase p has rounds [phase_first[p], phase_first[p+1]) */
+    cc_lround *rounds;
+    int *slots;
+    int *copies;         /* 2*ncopies: src, dst slot references */
+    int max_phase_rounds;/* largest number of rounds in one phase */
+    long long sent;      /* entries sent by this process (its volume) */
+} cc_local;
+
+/* Localize `s` for the process at `coords` on grid `g` (the offsets in `s`
+ * must be those reduced for g).  Returns CC_OK or CC_ENOMEM. */
+int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_local **out);
+void cc_local_free(cc_local *l);
+
+#endif

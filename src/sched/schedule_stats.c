@@ -1,0 +1,128 @@
+/* Phases, rounds and volume of every schedule from the neighbourhood alone,
+ * without building it: the closed forms of seed 002 Propositions 3.2/3.3
+ * and seed 001 sec. 3 (D and V), evaluated in O(t*d) with no per-hop
+ * loops, so raw offsets of any size are fine. */
+#include "sched/schedule_trie.h"
+
+#include <stdlib.h>
+
+static long long labs_ll(int x) { return x < 0 ? -(long long)x : x; }
+
+/* Trie volume of the TORUS allgather: every node travels, per direction,
+ * as far as its farthest child along the next dimension.  Within a level-k
+ * node the leaves are sorted by that coordinate, so the extremes are its
+ * first and last leaves. */
+static int torus_allgather_volume(const cc_nset *ns, const cc_coords *c, long long *volume)
+{
+    int d = ns->d, n = c->n, rc = CC_OK;
+    size_t sz = (size_t)(n ? n : 1);
+    int *order = malloc((size_t)(d ? d : 1) * sizeof(int));
+    int *perm = malloc((size_t)(ns->t ? ns->t : 1) * sizeof(int));
+    int *lvl = malloc(sz * sizeof(int)), *zsuf = malloc(sz * sizeof(int)), *end = malloc(sz * sizeof(int));
+    *volume = 0;
+    if (!order || !perm || !lvl || !zsuf || !end || cc_order_coords(c, order) < 0 ||
+        cc_trie_sort(c, ns->offs, order, perm, lvl, zsuf)) {
+        rc = CC_ENOMEM;
+        goto out;
+    }
+    for (int k = 0; k < d; k++) {
+        int a = order[k];
+        cc_trie_ends(lvl, n, k, end);
+        for (int p = 0; p < n; p++) {
+            if (lvl[p] > k) continue;
+            int lo = ns->offs[(size_t)perm[p] * d + a], hi = ns->offs[(size_t)perm[end[p] - 1] * d + a];
+            if (lo < 0) *volume += labs_ll(lo);
+            if (hi > 0) *volume += hi;
+        }
+    }
+out:
+    free(order);
+    free(perm);
+    free(lvl);
+    free(zsuf);
+    free(end);
+    return rc;
+}
+
+int cc_schedule_stats(const cc_nset *ns, int collective, int algorithm,
+                      long long *phases, long long *rounds, long long *volume)
+{
+    int d = ns->d, t = ns->t, rc = CC_OK;
+    *phases = *rounds = *volume = 0;
+    if (algorithm == CC_DIRECT) {
+        /* One round per distinct non-zero vector; alltoall sends every
+         * non-zero block, allgather one block per round. */
+        int *cls = malloc(sizeof(int) * (size_t)(t ? t : 1)), *first = malloc(sizeof(int) * (size_t)(t ? t : 1));
+        int n = cls && first ? cc_vector_classes(ns, cls, first) : CC_ENOMEM;
+        if (n < 0) {
+            free(cls);
+            free(first);
+            return CC_ENOMEM;
+        }
+        long long blocks = 0;
+        for (int c = 0; c < n; c++) {
+            const int *v = ns->offs + (size_t)first[c] * d;
+            int k = 0;
+            while (k < d && v[k] == 0) k++;
+            if (k < d) ++*rounds;
+        }
+        for (int i = 0; i < t; i++) {
+            if (cls[i] < 0) continue;
+            const int *v = ns->offs + (size_t)i * d;
+            int k = 0;
+            while (k < d && v[k] == 0) k++;
+            blocks += k < d;
+        }
+        *volume = collective == CC_ALLTOALL ? blocks : *rounds;
+        *phases = *rounds > 0;
+        free(cls);
+        free(first);
+        return CC_OK;
+    }
+    if (algorithm == CC_TORUS) {
+        /* D = sum_k (P_k + M_k) rounds in sum_k max(P_k, M_k) phases. */
+        for (int k = 0; k < d; k++) {
+            long long P = 0, M = 0;
+            for (int i = 0; i < t; i++) {
+                if (ns->skip && ns->skip[i]) continue;
+                int x = ns->offs[(size_t)i * d + k];
+                if (x > P) P = x;
+                if (-(long long)x > M) M = -(long long)x;
+            }
+            *rounds += P + M;
+            *phases += P > M ? P : M;
+        }
+        if (collective == CC_ALLTOALL) {
+            for (int i = 0; i < t; i++)
+                if (!(ns->skip && ns->skip[i]))
+                    for (int k = 0; k < d; k++) *volume += labs_ll(ns->offs[(size_t)i * d + k]);
+            return CC_OK;
+        }
+        cc_coords c;
+        if (cc_coords_init(&c, ns)) return CC_ENOMEM;
+        rc = torus_allgather_volume(ns, &c, volume);
+        cc_coords_free(&c);
+        return rc;
+    }
+    /* COMBINING: one phase per dimension with a non-zero coordinate, C_k
+     * rounds in it; alltoall volume sum z_i, allgather the trie's edges. */
+    cc_coords c;
+    if (cc_coords_init(&c, ns)) return CC_ENOMEM;
+    for (int k = 0; k < d; k++) {
+        int ck = cc_coords_nonzero(&c, k);
+        *rounds += ck;
+        *phases += ck > 0;
+    }
+    if (collective == CC_ALLTOALL) {
+        for (int e = 0; e < c.n; e++)
+            for (int k = 0; k < d; k++) *volume += ns->offs[(size_t)c.idx[e] * d + k] != 0;
+    } else {
+        int *order = malloc((size_t)(d ? d : 1) * sizeof(int));
+        long long v = order ? cc_order_coords(&c, order) : CC_ENOMEM;
+        free(order);
+        if (v < 0) rc = CC_ENOMEM;
+        else *volume = v;
+    }
+    cc_coords_free(&c);
+    return rc;
+}
