@@ -7,7 +7,7 @@
 #include "choose/choose.h"
 #include "req/agree.h"
 #include "base/errors.h"
-#include "topo/nbh.h"
+#include "topo/comm.h"
 #include "exec/plan.h"
 #include "exec/plancache.h"
 #include "req/request.h"

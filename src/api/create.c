@@ -5,7 +5,7 @@
 #include "choose/choose.h"
 #include "base/errors.h"
 #include "req/request.h"
-#include "topo/nbh.h"
+#include "topo/comm.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 
 #include "choose/choose.h"
 #include "base/errors.h"
-#include "topo/nbh.h"
+#include "topo/comm.h"
 
 #include <limits.h>
 #include <stdlib.h>

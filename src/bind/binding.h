@@ -16,6 +16,7 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
+#include "bind/typemap.h"
 #include "sched/localize.h"
 #include "sched/schedule.h"
 
@@ -44,17 +45,6 @@ typedef struct cc_blk {
     char *data;          /* first data byte if the block is contiguous, else NULL */
     int named;           /* the datatype is predefined */
 } cc_blk;
-
-/* Facts about a committed datatype used for many blocks. */
-typedef struct cc_typeinfo {
-    MPI_Datatype type;
-    MPI_Aint size, lb, extent, true_lb, true_extent;
-    int predefined;
-    int dense;           /* the type map runs forward through [true_lb, true_lb + size) */
-} cc_typeinfo;
-
-int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti);
-#define CC_TYPEINFO_NONE { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0, 0 }
 
 /* Number of send blocks of the call (t for alltoall, 1 for allgather). */
 int cc_args_nsend(const cc_args *a, int t);

@@ -9,7 +9,7 @@
 #include <mpi.h>
 
 #include "bind/binding.h"
-#include "topo/nbh.h"
+#include "topo/comm.h"
 
 /* This process's alpha/beta/overhead: from CARTCOLL_ALPHA/CARTCOLL_BETA, or
  * measured earlier (-1 where unknown); *need is set when a measurement is

@@ -11,7 +11,7 @@
 #define CC_PLANCACHE_H
 
 #include "bind/binding.h"
-#include "topo/nbh.h"
+#include "topo/comm.h"
 #include "exec/plan.h"
 
 #define CC_PLAN_CACHE_SIZE 4

@@ -8,7 +8,7 @@
 
 #include <mpi.h>
 
-#include "topo/nbh.h"
+#include "topo/comm.h"
 #include "base/options.h"
 
 /* The private communicator of cs, completing the MPI_Comm_idup started when

@@ -17,7 +17,7 @@
 
 #include "cartcoll.h"
 #include "choose/choose.h"
-#include "topo/nbh.h"
+#include "topo/comm.h"
 #include "exec/plan.h"
 
 enum { CC_REQ_INACTIVE = 0, CC_REQ_ACTIVE = 1, CC_REQ_DONE = 2 };

@@ -4,15 +4,7 @@
  * given and as reduced for the grid, weights, defaults, the agreed cost model
  * and this process's position.  It is immutable except for the schedules and
  * local plans built lazily under its lock, and it is shared (reference
- * counted) by duplicates of the communicator.
- *
- * cc_comm is the per-communicator state kept as an MPI attribute: the private
- * duplicate the library's messages travel on (for duplicates of the user's
- * communicator started inside MPI_Comm_dup as an MPI_Comm_idup), the
- * operation counter that gives every blocking and non-blocking operation its
- * tag, and the tag pairs held by live persistent requests.  Requests hold references, so MPI_Comm_free of the
- * user's communicator does not pull the private one from under an active
- * persistent request. */
+ * counted) by duplicates of the communicator (topo/comm.h). */
 #ifndef CC_NBH_H
 #define CC_NBH_H
 
@@ -45,33 +37,6 @@ typedef struct cc_nbh {
     struct cc_comm *dups;     /* duplicates whose private MPI_Comm_idup is pending */
 } cc_nbh;
 
-struct cc_plancache;
-
-/* Tags on the private communicator: 0..7 for set-up exchanges, then a range
- * for persistent requests (in pairs: the operation and its tuning
- * agreement), then the rest for blocking and non-blocking operations. */
-enum { CC_TAG_FIRST = 8, CC_TAG_WINDOW = 32 };
-
-typedef struct cc_comm {
-    atomic_int refs;
-    cc_nbh *nbh;
-    MPI_Comm priv;            /* the private duplicate; MPI_COMM_NULL while `pending` runs */
-    MPI_Request pending;      /* MPI_Comm_idup of a duplicate, started inside MPI_Comm_dup */
-    MPI_Comm parent;          /* the communicator that idup reads (while pending) */
-    struct cc_comm *next_dup; /* in nbh->dups (while pending) */
-    int finishing;            /* cc_comm_finish_dup is completing `pending` */
-    unsigned long seq;        /* blocking/non-blocking operations so far */
-    int tag_split, tag_ub;    /* persistent pairs below tag_split, the others from it to tag_ub */
-    unsigned long pseq;       /* where the search for a free persistent pair starts */
-    int *live;                /* first tags of the pairs live persistent requests hold */
-    int nlive, caplive;
-    pthread_mutex_t lock;     /* guards `cache` creation and `live` */
-    struct cc_plancache *cache; /* plans of recent blocking/non-blocking calls */
-    void (*cache_free)(struct cc_plancache *); /* set with `cache` by the plan cache (a higher layer) */
-    atomic_int user_freed;    /* MPI_Comm_free was called on the user's communicator */
-    MPI_Errhandler user_eh;   /* its error handler then (requests report errors through it) */
-} cc_comm;
-
 /* Allocate a neighbourhood for the given (already validated) arguments:
  * copies everything, reduces the offsets for the grid.  NULL if out of
  * memory.  rank/coords are set later (cc_nbh_place). */
@@ -79,39 +44,6 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
                    const int weights[]);
 void cc_nbh_place(cc_nbh *n, int rank);
 void cc_nbh_release(cc_nbh *n);
-
-/* Attach a new cc_comm for `nbh` (taking over one reference) and the private
- * communicator `priv` to `cart`.  Returns an MPI error code. */
-int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv);
-
-/* The cc_comm of a communicator.  Returns MPI_SUCCESS, or an error code
- * (not raised) of class MPI_ERR_COMM (null, inter-communicator) or
- * MPI_ERR_TOPOLOGY (no neighbourhood).  `who` names the caller. */
-int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who);
-void cc_comm_retain(cc_comm *c);
-void cc_comm_release(cc_comm *c);
-
-/* Complete the pending MPI_Comm_idup of c (MPI_Wait, or MPI_Test with
- * `flag` non-NULL: *flag = 0 while it is not done), so that c->priv can be
- * used.  Returns the MPI error code. */
-int cc_comm_finish_dup(cc_comm *c, int *flag);
-
-/* The tag of a new blocking or non-blocking operation: the next of a
- * counter that every process advances in the same order (take it only once
- * the call cannot fail locally any more). */
-int cc_comm_tag(cc_comm *c);
-
-/* Persistent tag pairs.  The pairs in the window starting at c->pseq:
- * busy[j] = 1 when pair pseq+j is held by a live request of this process.
- * After the processes agreed (maximum of busy), cc_comm_take_pair moves
- * pseq past the first pair free everywhere and returns its first tag, or -1
- * when the whole window is busy (pseq then moves on by the window). */
-void cc_comm_busy_pairs(cc_comm *c, int busy[CC_TAG_WINDOW]);
-int cc_comm_take_pair(cc_comm *c, const int busy[CC_TAG_WINDOW]);
-int cc_comm_npairs(const cc_comm *c);
-/* A live request holds / gives back the pair starting at tag. */
-int cc_comm_hold_pair(cc_comm *c, int tag);
-void cc_comm_drop_pair(cc_comm *c, int tag);
 
 /* Schedule / local plan of (collective, algorithm), built on first use.
  * Return CC_OK, CC_ENOMEM or CC_ETOOBIG. */

@@ -1,0 +1,134 @@
+/* A call's arguments as blocks: cc_args_block reads block i of either side
+ * from the regular, v or w description; cc_blocks holds all of them, with
+ * duplicates of the derived datatypes. */
+#include "bind/binding.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cc_args_nsend(const cc_args *a, int t) { return a->collective == CC_ALLTOALL ? t : 1; }
+
+/* The count, type and byte displacement of block i of one side. */
+static void describe(const cc_args *a, int side, int i, int *count, MPI_Datatype *type, MPI_Aint *disp,
+                     int *disp_in_extents)
+{
+    int send = side == CC_SIDE_SEND;
+    *disp_in_extents = 1;
+    if (send && a->collective == CC_ALLGATHER) {
+        *count = a->sendcount;
+        *type = a->sendtype;
+        *disp = 0;
+        return;
+    }
+    switch (a->variant) {
+    case CC_REGULAR:
+        *count = send ? a->sendcount : a->recvcount;
+        *type = send ? a->sendtype : a->recvtype;
+        *disp = (MPI_Aint)i * *count; /* in extents */
+        break;
+    case CC_VECTOR:
+        *count = send ? a->sendcounts[i] : a->recvcounts[i];
+        *type = send ? a->sendtype : a->recvtype;
+        *disp = send ? a->sdispls[i] : a->rdispls[i];
+        break;
+    default:
+        *count = send ? a->sendcounts[i] : a->recvcounts[i];
+        *type = send ? a->sendtypes[i] : a->recvtypes[i];
+        *disp = send ? a->sdisplsw[i] : a->rdisplsw[i];
+        *disp_in_extents = 0;
+        break;
+    }
+}
+
+int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti)
+{
+    int count, in_ext, rc;
+    MPI_Datatype type;
+    MPI_Aint disp;
+    describe(a, side, i, &count, &type, &disp, &in_ext);
+    if (ti->type != type && (rc = cc_typeinfo_get(type, ti)) != MPI_SUCCESS) return rc;
+    /* Integer arithmetic: the base may be MPI_BOTTOM with absolute
+     * displacements (the w variants). */
+    uintptr_t base = side == CC_SIDE_SEND ? (uintptr_t)a->sendbuf : (uintptr_t)a->recvbuf;
+    out->addr = (char *)(base + (uintptr_t)(in_ext ? disp * ti->extent : disp));
+    out->count = count;
+    out->type = type;
+    out->bytes = (MPI_Aint)count * ti->size;
+    out->extent = ti->extent;
+    out->data = cc_type_data(out->addr, count, ti);
+    out->named = ti->predefined;
+    return MPI_SUCCESS;
+}
+
+/* The user may free a datatype as soon as the call returns (MPI allows it
+ * for pending operations), but we use the types later (packing, posting
+ * later phases): work on duplicates of the derived ones. */
+static int own_types(cc_blocks *b)
+{
+    enum { RECENT = 8 };
+    MPI_Datatype from[RECENT], to[RECENT];
+    int nrecent = 0, cap = 0, rc;
+    for (int j = 0; j < b->nsend + b->t; j++) {
+        cc_blk *blk = j < b->nsend ? &b->send[j] : &b->recv[j - b->nsend];
+        int k = 0;
+        while (k < nrecent && from[k] != blk->type) k++;
+        if (k < nrecent) {
+            blk->type = to[k];
+            continue;
+        }
+        int ni, na, nd, comb;
+        if ((rc = MPI_Type_get_envelope(blk->type, &ni, &na, &nd, &comb)) != MPI_SUCCESS) return rc;
+        MPI_Datatype mine = blk->type;
+        if (comb != MPI_COMBINER_NAMED) {
+            if (b->nowned == cap) {
+                cap = cap ? 2 * cap : 8;
+                MPI_Datatype *o = realloc(b->owned, sizeof(MPI_Datatype) * (size_t)cap);
+                if (!o) return MPI_ERR_NO_MEM;
+                b->owned = o;
+            }
+            if ((rc = MPI_Type_dup(blk->type, &mine)) != MPI_SUCCESS) return rc;
+            b->owned[b->nowned++] = mine;
+        }
+        k = nrecent < RECENT ? nrecent++ : RECENT - 1;
+        from[k] = blk->type;
+        to[k] = mine;
+        blk->type = mine;
+    }
+    return MPI_SUCCESS;
+}
+
+int cc_blocks_new(const cc_args *a, int t, cc_blocks **out)
+{
+    *out = NULL;
+    cc_blocks *b = calloc(1, sizeof *b);
+    if (!b) return MPI_ERR_NO_MEM;
+    atomic_init(&b->refs, 1);
+    b->t = t;
+    b->nsend = cc_args_nsend(a, t);
+    b->send = malloc(sizeof(cc_blk) * (size_t)(b->nsend ? b->nsend : 1));
+    b->recv = malloc(sizeof(cc_blk) * (size_t)(t ? t : 1));
+    int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    cc_typeinfo ti = CC_TYPEINFO_NONE;
+    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) rc = cc_args_block(a, CC_SIDE_SEND, i, &b->send[i], &ti);
+    ti.type = MPI_DATATYPE_NULL;
+    for (int i = 0; i < t && rc == MPI_SUCCESS; i++) rc = cc_args_block(a, CC_SIDE_RECV, i, &b->recv[i], &ti);
+    if (rc == MPI_SUCCESS) rc = own_types(b);
+    if (rc != MPI_SUCCESS) {
+        cc_blocks_release(b);
+        return rc;
+    }
+    *out = b;
+    return MPI_SUCCESS;
+}
+
+void cc_blocks_release(cc_blocks *b)
+{
+    if (!b || atomic_fetch_sub(&b->refs, 1) != 1) return;
+    for (int i = 0; i < b->nowned; i++) MPI_Type_free(&b->owned[i]);
+    free(b->owned);
+    free(b->send);
+    free(b->recv);
+    free(b);
+}
+

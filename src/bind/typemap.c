@@ -1,0 +1,159 @@
+/* Type maps: facts about datatypes, and whether a type's map runs forward
+ * through memory (decided from its construction). */
+#include "bind/typemap.h"
+
+#include <stdlib.h>
+
+/* Facts of one datatype needed to compose its parents. */
+typedef struct tfacts {
+    MPI_Aint size, extent, true_lb;
+    int dense;
+} tfacts;
+
+static int type_dense(MPI_Datatype type, int depth);
+
+static int tfacts_get(MPI_Datatype type, tfacts *f, int depth)
+{
+    MPI_Count size;
+    MPI_Aint lb, true_extent;
+    if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, &f->extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(type, &f->true_lb, &true_extent) != MPI_SUCCESS)
+        return 0;
+    f->size = (MPI_Aint)size;
+    f->dense = type_dense(type, depth + 1);
+    return 1;
+}
+
+/* The pieces of a type map, in type-map order, must follow each other in
+ * memory without gap or overlap. */
+typedef struct run {
+    int ok, started;
+    MPI_Aint next;
+} run;
+
+/* `count` copies of a child, `stride` bytes apart, the first at byte `disp`. */
+static void run_add(run *r, const tfacts *c, MPI_Aint count, MPI_Aint stride, MPI_Aint disp)
+{
+    if (count <= 0 || c->size == 0) return;
+    if (!c->dense || (count > 1 && (c->size != c->extent || stride != c->extent))) {
+        r->ok = 0;
+        return;
+    }
+    MPI_Aint start = disp + c->true_lb;
+    if (r->started && start != r->next) r->ok = 0;
+    r->started = 1;
+    r->next = start + count * c->size;
+}
+
+/* Does the type map, read in order, run forward through memory one byte
+ * after the other (so that memcpy of [true_lb, true_lb + size) is the same
+ * as MPI_Pack)?  Decided from the type's construction: a size equal to the
+ * true extent is not enough (negative strides, overlapping maps).
+ * Constructors we do not analyse count as not dense, which is only slower. */
+static int type_dense(MPI_Datatype type, int depth)
+{
+    int ni, na, nd, comb;
+    if (depth > 64 || MPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
+    if (comb == MPI_COMBINER_NAMED) {
+        MPI_Aint lb, tlb, ext, text;
+        MPI_Count size;
+        if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || MPI_Type_get_extent(type, &lb, &ext) != MPI_SUCCESS ||
+            MPI_Type_get_true_extent(type, &tlb, &text) != MPI_SUCCESS)
+            return 0;
+        return (MPI_Aint)size == text; /* pair types such as MPI_SHORT_INT have holes */
+    }
+    switch (comb) {
+    case MPI_COMBINER_DUP: case MPI_COMBINER_CONTIGUOUS: case MPI_COMBINER_VECTOR: case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED: case MPI_COMBINER_HINDEXED: case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK: case MPI_COMBINER_STRUCT: case MPI_COMBINER_RESIZED:
+        break;
+    default:
+        return 0;
+    }
+    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
+    MPI_Aint *aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
+    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    run r = { 0, 0, 0 };
+    tfacts c;
+    if (ints && aints && types && MPI_Type_get_contents(type, ni, na, nd, ints, aints, types) == MPI_SUCCESS) {
+        r.ok = 1;
+        int n = ni > 0 ? ints[0] : 0;
+        if (comb != MPI_COMBINER_STRUCT && !tfacts_get(types[0], &c, depth)) r.ok = 0;
+        if (r.ok) switch (comb) {
+        case MPI_COMBINER_DUP:
+        case MPI_COMBINER_RESIZED: /* same type map; lb and extent are checked by the caller */
+            r.ok = c.dense;
+            break;
+        case MPI_COMBINER_CONTIGUOUS:
+            run_add(&r, &c, n, c.extent, 0);
+            break;
+        case MPI_COMBINER_VECTOR: /* count, blocklength, stride in extents */
+            if (ints[0] > 0 && ints[1] > 0) {
+                if (ints[0] > 1 && ints[2] != ints[1]) r.ok = 0;
+                else run_add(&r, &c, (MPI_Aint)ints[0] * ints[1], c.extent, 0);
+            }
+            break;
+        case MPI_COMBINER_HVECTOR: /* count, blocklength; stride in bytes */
+            if (ints[0] > 0 && ints[1] > 0) {
+                if (ints[0] > 1 && aints[0] != (MPI_Aint)ints[1] * c.extent) r.ok = 0;
+                else run_add(&r, &c, (MPI_Aint)ints[0] * ints[1], c.extent, 0);
+            }
+            break;
+        case MPI_COMBINER_INDEXED: /* count, blocklengths[count], displacements[count] in extents */
+            for (int j = 0; j < n && r.ok; j++) run_add(&r, &c, ints[1 + j], c.extent, (MPI_Aint)ints[1 + n + j] * c.extent);
+            break;
+        case MPI_COMBINER_HINDEXED: /* count, blocklengths[count]; displacements in bytes */
+            for (int j = 0; j < n && r.ok; j++) run_add(&r, &c, ints[1 + j], c.extent, aints[j]);
+            break;
+        case MPI_COMBINER_INDEXED_BLOCK: /* count, blocklength, displacements[count] in extents */
+            for (int j = 0; j < n && r.ok; j++) run_add(&r, &c, ints[1], c.extent, (MPI_Aint)ints[2 + j] * c.extent);
+            break;
+        case MPI_COMBINER_HINDEXED_BLOCK: /* count, blocklength; displacements in bytes */
+            for (int j = 0; j < n && r.ok; j++) run_add(&r, &c, ints[1], c.extent, aints[j]);
+            break;
+        case MPI_COMBINER_STRUCT: /* count, blocklengths[count]; displacements; types */
+            for (int j = 0; j < n && r.ok; j++) {
+                if (!tfacts_get(types[j], &c, depth)) r.ok = 0;
+                else run_add(&r, &c, ints[1 + j], c.extent, aints[j]);
+            }
+            break;
+        default:
+            r.ok = 0;
+        }
+        for (int j = 0; j < nd; j++) {
+            int a, b, e, cb;
+            if (MPI_Type_get_envelope(types[j], &a, &b, &e, &cb) == MPI_SUCCESS && cb != MPI_COMBINER_NAMED)
+                MPI_Type_free(&types[j]);
+        }
+    }
+    free(ints);
+    free(aints);
+    free(types);
+    return r.ok;
+}
+
+int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti)
+{
+    int rc, ni, na, nd, comb;
+    MPI_Count size;
+    ti->type = type;
+    if ((rc = MPI_Type_size_x(type, &size)) != MPI_SUCCESS) return rc;
+    ti->size = (MPI_Aint)size;
+    if ((rc = MPI_Type_get_extent(type, &ti->lb, &ti->extent)) != MPI_SUCCESS) return rc;
+    if ((rc = MPI_Type_get_true_extent(type, &ti->true_lb, &ti->true_extent)) != MPI_SUCCESS) return rc;
+    if ((rc = MPI_Type_get_envelope(type, &ni, &na, &nd, &comb)) != MPI_SUCCESS) return rc;
+    ti->predefined = comb == MPI_COMBINER_NAMED;
+    ti->dense = ti->size == ti->true_extent && (ti->predefined || type_dense(type, 0));
+    return MPI_SUCCESS;
+}
+
+/* Contiguous: the data of `count` elements is one run of count*size bytes
+ * in type-map order. */
+char *cc_type_data(char *addr, int count, const cc_typeinfo *ti)
+{
+    if (count == 0 || ti->size == 0) return addr;
+    if (!ti->dense) return NULL;
+    if (count > 1 && ti->extent != ti->size) return NULL;
+    return addr + ti->true_lb;
+}
+

@@ -1,0 +1,26 @@
+/* What the library needs to know of a datatype's type map: size, bounds,
+ * whether it is predefined, and whether it is dense -- its type map, read in
+ * order, runs forward through memory without gaps or overlaps, so that a
+ * block of it may be copied with memcpy (typemap.c). */
+#ifndef CC_TYPEMAP_H
+#define CC_TYPEMAP_H
+
+#include <mpi.h>
+
+/* Facts about a committed datatype used for many blocks. */
+typedef struct cc_typeinfo {
+    MPI_Datatype type;
+    MPI_Aint size, lb, extent, true_lb, true_extent;
+    int predefined;
+    int dense;           /* the type map runs forward through [true_lb, true_lb + size) */
+} cc_typeinfo;
+
+/* Query a committed datatype; returns MPI_SUCCESS or an MPI error code. */
+int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti);
+#define CC_TYPEINFO_NONE { MPI_DATATYPE_NULL, 0, 0, 0, 0, 0, 0, 0 }
+
+/* The first data byte of `count` elements of the type at addr when their
+ * data is one forward run of count * size bytes, else NULL. */
+char *cc_type_data(char *addr, int count, const cc_typeinfo *ti);
+
+#endif
