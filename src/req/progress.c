@@ -47,7 +47,8 @@ void cc_progress_remove(Cart_request r)
 
 int cc_progress_others(Cart_request self)
 {
-    if (atomic_load(&listed) == 0) return 0;
+    /* Nothing but the caller's own request active: no lock, no walk. */
+    if (atomic_load(&listed) <= (self && self->listed ? 1 : 0)) return 0;
     pthread_mutex_lock(&lock);
     int active = 0;
     /* Advance under the list lock: requests cannot leave the list (and be
