@@ -13,7 +13,7 @@
  * goes through them in runs of whole elements, each below 2 GiB.  MPI_Pack's
  * native format is the type's bytes on every homogeneous system, so runs
  * packed one after the other equal the block packed at once. */
-static MPI_Aint run_limit(void)
+MPI_Aint cc_blk_run_limit(void)
 {
     /* CARTCOLL_PACK_RUN lowers the limit so that tests reach the multi-run
      * path without 2 GiB blocks. */
@@ -30,7 +30,7 @@ static MPI_Aint run_limit(void)
 
 static int pack_runs(const cc_blk *b, char *buf, MPI_Comm comm, int unpack)
 {
-    MPI_Aint each = b->bytes / b->count, most = run_limit(); /* bytes > 0, so count > 0 */
+    MPI_Aint each = b->bytes / b->count, most = cc_blk_run_limit(); /* bytes > 0, so count > 0 */
     if (each > most) return MPI_ERR_COUNT;
     MPI_Aint per = most / each;
     for (MPI_Aint e = 0; e < b->count; e += per) {
@@ -77,7 +77,7 @@ int cc_blk_copy(const cc_blk *src, const cc_blk *dst, char *scratch, MPI_Aint ca
         if (src->data != dst->data) memmove(dst->data, src->data, (size_t)src->bytes);
         return MPI_SUCCESS;
     }
-    MPI_Aint most = run_limit();
+    MPI_Aint most = cc_blk_run_limit();
     if (src->data && part.bytes / part.count <= most) return cc_blk_unpack(&part, src->data, src->bytes, &pos, comm);
     if (dst->data && src->bytes / src->count <= most) return cc_blk_pack(src, dst->data, src->bytes, &pos, comm);
     if (scratch && src->bytes <= cap && src->bytes / src->count <= most && part.bytes / part.count <= most) {

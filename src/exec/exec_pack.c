@@ -4,8 +4,8 @@
  * from (received into) the block itself; a direct message (one block from
  * the send buffer to its receive block) uses the user's datatypes, as the
  * datatype executor does, so both executors interoperate with the same
- * schedule.  Messages of more than 2 GiB are described as the datatype
- * executor does. */
+ * schedule.  Messages of more than 2 GiB, or with an element MPI_Pack
+ * cannot take in one run, are described as the datatype executor does. */
 #include "exec/plan.h"
 
 #include <limits.h>
@@ -30,10 +30,15 @@ static int describe(cc_plan *p, const int *slots, int n, int direct, cc_msg *m, 
         *m = (cc_msg){ b->addr, b->count, b->type, NULL };
         return MPI_SUCCESS;
     }
-    if (bytes > INT_MAX) {
-        /* MPI_PACKED counts bytes in an int: a larger message travels as a
-         * struct datatype over its blocks instead (the receiver decides the
-         * same from the same byte count; typed and packed messages match). */
+    /* MPI_PACKED counts bytes in an int, and MPI_Pack cannot split an
+     * element: such a message travels as a struct datatype over its blocks
+     * instead (a packed message matches a typed receive, and vice versa). */
+    int unpackable = bytes > INT_MAX;
+    for (int j = 0; j < n && !unpackable; j++) {
+        const cc_blk *x = cc_binding_slot(&p->bind, slots[j]);
+        unpackable = !x->data && x->count > 0 && x->bytes / x->count > cc_blk_run_limit();
+    }
+    if (unpackable) {
         int *lens = malloc(sizeof(int) * (size_t)n);
         MPI_Aint *disps = malloc(sizeof(MPI_Aint) * (size_t)n);
         MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)n);

@@ -94,6 +94,11 @@ int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI
 /* Keep a datatype the plan created (freed with the plan). */
 int cc_plan_own_type(cc_plan *p, MPI_Datatype t);
 
+/* The most bytes one MPI_Pack/MPI_Unpack run handles (INT_MAX, or less
+ * with CARTCOLL_PACK_RUN for tests); an element larger than this cannot be
+ * packed (blocks of smaller elements go in several runs). */
+MPI_Aint cc_blk_run_limit(void);
+
 /* Copy the bytes of block `src` into block `dst` (equal signatures), through
  * `scratch` (cap bytes) when neither is contiguous; `tag` is the operation's
  * (for elements beyond what MPI_Pack can take). */
