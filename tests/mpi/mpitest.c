@@ -248,3 +248,35 @@ int mt_neighbor_graph_usable(MPI_Comm cart)
     return 1;
 #endif
 }
+
+int mt_collective(int mode, int coll, const mt_call *c, MPI_Comm cart, MPI_Info info, Cart_request *req)
+{
+    const void *sb = c->sb;
+    void *rb = c->rb;
+    switch (mode * 6 + coll) {
+    case 0: return Cart_allgather(sb, c->sc, c->st, rb, c->rc, c->rt, cart);
+    case 1: return Cart_allgatherv(sb, c->sc, c->st, rb, c->rcounts, c->rdispls, c->rt, cart);
+    case 2: return Cart_allgatherw(sb, c->sc, c->st, rb, c->rcounts, c->rdispw, c->rtypes, cart);
+    case 3: return Cart_alltoall(sb, c->sc, c->st, rb, c->rc, c->rt, cart);
+    case 4: return Cart_alltoallv(sb, c->scounts, c->sdispls, c->st, rb, c->rcounts, c->rdispls, c->rt, cart);
+    case 5: return Cart_alltoallw(sb, c->scounts, c->sdispw, c->stypes, rb, c->rcounts, c->rdispw, c->rtypes, cart);
+    case 6: return Cart_iallgather(sb, c->sc, c->st, rb, c->rc, c->rt, cart, req);
+    case 7: return Cart_iallgatherv(sb, c->sc, c->st, rb, c->rcounts, c->rdispls, c->rt, cart, req);
+    case 8: return Cart_iallgatherw(sb, c->sc, c->st, rb, c->rcounts, c->rdispw, c->rtypes, cart, req);
+    case 9: return Cart_ialltoall(sb, c->sc, c->st, rb, c->rc, c->rt, cart, req);
+    case 10: return Cart_ialltoallv(sb, c->scounts, c->sdispls, c->st, rb, c->rcounts, c->rdispls, c->rt, cart, req);
+    case 11:
+        return Cart_ialltoallw(sb, c->scounts, c->sdispw, c->stypes, rb, c->rcounts, c->rdispw, c->rtypes, cart, req);
+    case 12: return Cart_allgather_init(sb, c->sc, c->st, rb, c->rc, c->rt, cart, info, req);
+    case 13: return Cart_allgatherv_init(sb, c->sc, c->st, rb, c->rcounts, c->rdispls, c->rt, cart, info, req);
+    case 14: return Cart_allgatherw_init(sb, c->sc, c->st, rb, c->rcounts, c->rdispw, c->rtypes, cart, info, req);
+    case 15: return Cart_alltoall_init(sb, c->sc, c->st, rb, c->rc, c->rt, cart, info, req);
+    case 16:
+        return Cart_alltoallv_init(sb, c->scounts, c->sdispls, c->st, rb, c->rcounts, c->rdispls, c->rt, cart, info,
+                                   req);
+    case 17:
+        return Cart_alltoallw_init(sb, c->scounts, c->sdispw, c->stypes, rb, c->rcounts, c->rdispw, c->rtypes, cart,
+                                   info, req);
+    }
+    return MPI_ERR_INTERN;
+}

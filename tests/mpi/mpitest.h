@@ -99,4 +99,18 @@ int mt_neighbor_graph(MPI_Comm cart, MPI_Comm *graph);
  * MPIs: 1 without communication). */
 int mt_neighbor_graph_usable(MPI_Comm cart);
 
+/* The 18 collective entry points by number: coll 0..5 = allgather,
+ * allgatherv, allgatherw, alltoall, alltoallv, alltoallw; mode 0..2 =
+ * blocking, non-blocking, persistent (info and req used where they apply). */
+typedef struct mt_call {
+    const void *sb;
+    void *rb;
+    int sc, rc;                        /* regular counts (allgather: sc always) */
+    MPI_Datatype st, rt;               /* regular and v types (allgather: st always) */
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    const MPI_Aint *sdispw, *rdispw;
+    const MPI_Datatype *stypes, *rtypes;
+} mt_call;
+int mt_collective(int mode, int coll, const mt_call *c, MPI_Comm cart, MPI_Info info, Cart_request *req);
+
 #endif

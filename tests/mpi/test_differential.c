@@ -531,38 +531,9 @@ static int invoke(const op_t *op, args_t *a, unsigned char *sbase, unsigned char
         rc = 0;
         rt = MPI_INT;
     }
-    switch (op->mode * 6 + op->coll) {
-    case M_BLOCKING * 6 + C_ALLGATHER: return Cart_allgather(sb, sc, st, rb, rc, rt, cart);
-    case M_BLOCKING * 6 + C_ALLGATHERV: return Cart_allgatherv(sb, sc, st, rb, a->rcounts, a->rdispls, rt, cart);
-    case M_BLOCKING * 6 + C_ALLGATHERW: return Cart_allgatherw(sb, sc, st, rb, a->rcounts, a->rdispw, a->rtypes, cart);
-    case M_BLOCKING * 6 + C_ALLTOALL: return Cart_alltoall(sb, sc, st, rb, rc, rt, cart);
-    case M_BLOCKING * 6 + C_ALLTOALLV:
-        return Cart_alltoallv(sb, a->scounts, a->sdispls, st, rb, a->rcounts, a->rdispls, rt, cart);
-    case M_BLOCKING * 6 + C_ALLTOALLW:
-        return Cart_alltoallw(sb, a->scounts, a->sdispw, a->stypes, rb, a->rcounts, a->rdispw, a->rtypes, cart);
-    case M_NONBLOCKING * 6 + C_ALLGATHER: return Cart_iallgather(sb, sc, st, rb, rc, rt, cart, req);
-    case M_NONBLOCKING * 6 + C_ALLGATHERV:
-        return Cart_iallgatherv(sb, sc, st, rb, a->rcounts, a->rdispls, rt, cart, req);
-    case M_NONBLOCKING * 6 + C_ALLGATHERW:
-        return Cart_iallgatherw(sb, sc, st, rb, a->rcounts, a->rdispw, a->rtypes, cart, req);
-    case M_NONBLOCKING * 6 + C_ALLTOALL: return Cart_ialltoall(sb, sc, st, rb, rc, rt, cart, req);
-    case M_NONBLOCKING * 6 + C_ALLTOALLV:
-        return Cart_ialltoallv(sb, a->scounts, a->sdispls, st, rb, a->rcounts, a->rdispls, rt, cart, req);
-    case M_NONBLOCKING * 6 + C_ALLTOALLW:
-        return Cart_ialltoallw(sb, a->scounts, a->sdispw, a->stypes, rb, a->rcounts, a->rdispw, a->rtypes, cart, req);
-    case M_PERSISTENT * 6 + C_ALLGATHER: return Cart_allgather_init(sb, sc, st, rb, rc, rt, cart, info, req);
-    case M_PERSISTENT * 6 + C_ALLGATHERV:
-        return Cart_allgatherv_init(sb, sc, st, rb, a->rcounts, a->rdispls, rt, cart, info, req);
-    case M_PERSISTENT * 6 + C_ALLGATHERW:
-        return Cart_allgatherw_init(sb, sc, st, rb, a->rcounts, a->rdispw, a->rtypes, cart, info, req);
-    case M_PERSISTENT * 6 + C_ALLTOALL: return Cart_alltoall_init(sb, sc, st, rb, rc, rt, cart, info, req);
-    case M_PERSISTENT * 6 + C_ALLTOALLV:
-        return Cart_alltoallv_init(sb, a->scounts, a->sdispls, st, rb, a->rcounts, a->rdispls, rt, cart, info, req);
-    case M_PERSISTENT * 6 + C_ALLTOALLW:
-        return Cart_alltoallw_init(sb, a->scounts, a->sdispw, a->stypes, rb, a->rcounts, a->rdispw, a->rtypes, cart,
-                                   info, req);
-    }
-    return MPI_ERR_INTERN;
+    mt_call call = { sb, rb, sc, rc, st, rt, a->scounts, a->sdispls, a->rcounts, a->rdispls,
+                     a->sdispw, a->rdispw, a->stypes, a->rtypes };
+    return mt_collective(op->mode, op->coll, &call, cart, info, req);
 }
 
 static void fatal_rc(ctx_t *c, const op_t *op, int iter, const char *call, int rc)
