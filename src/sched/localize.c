@@ -66,6 +66,49 @@ void cc_local_free(cc_local *l)
     free(l);
 }
 
+/* Round r of phase ph as this process runs it: the slots it sends and
+ * receives (instances that exist here), or nothing. */
+static void localize_round(cc_local *l, const ctx *c, const cc_phase *ph, int r, int *H)
+{
+    const cc_schedule *s = c->s;
+    const cc_grid *g = c->g;
+    const int *coords = c->me;
+    int d = s->d;
+    const cc_round *rd = &s->rounds[r];
+    const int *v = s->vecs + (size_t)rd->vec * d;
+    const cc_entry *e = s->entries + rd->first;
+    cc_lround lr = { r, cc_grid_shift(g, coords, v, +1), cc_grid_shift(g, coords, v, -1),
+                     l->nslots, 0, 0, 0, 0, 0 };
+    int last = -1;
+    if (lr.send_rank != CC_NONE)
+        for (int j = 0; j < rd->count; j++)
+            if (exists_at(c, coords, &e[j], ph->kpos)) {
+                l->slots[l->nslots++] = remap(c, e[j].src);
+                last = j;
+            }
+    lr.scount = l->nslots - lr.sfirst;
+    lr.sdirect = lr.scount == 1 && is_direct(&e[last]);
+    lr.rfirst = l->nslots;
+    if (lr.recv_rank != CC_NONE) {
+        cc_grid_coords(g, lr.recv_rank, H);
+        for (int j = 0; j < rd->count; j++)
+            if (exists_at(c, H, &e[j], ph->kpos)) {
+                l->slots[l->nslots++] = remap(c, e[j].dst);
+                last = j;
+            }
+    }
+    lr.rcount = l->nslots - lr.rfirst;
+    lr.rdirect = lr.rcount == 1 && is_direct(&e[last]);
+    if (!lr.scount) lr.send_rank = CC_NONE;
+    if (!lr.rcount) lr.recv_rank = CC_NONE;
+    if (lr.send_rank == CC_NONE && lr.recv_rank == CC_NONE) {
+        l->nslots = lr.sfirst;
+        return;
+    }
+    l->sent += lr.scount;
+    l->rounds[l->nrounds++] = lr;
+}
+
 int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_local **out)
 {
     *out = NULL;
@@ -95,41 +138,7 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
     for (int p = 0; p < s->nphases; p++) {
         const cc_phase *ph = &s->phases[p];
         l->phase_first[l->nphases] = l->nrounds;
-        for (int r = ph->first; r < ph->first + ph->count; r++) {
-            const cc_round *rd = &s->rounds[r];
-            const int *v = s->vecs + (size_t)rd->vec * d;
-            const cc_entry *e = s->entries + rd->first;
-            cc_lround lr = { r, cc_grid_shift(g, coords, v, +1), cc_grid_shift(g, coords, v, -1),
-                             l->nslots, 0, 0, 0, 0, 0 };
-            int last = -1;
-            if (lr.send_rank != CC_NONE)
-                for (int j = 0; j < rd->count; j++)
-                    if (exists_at(&c, coords, &e[j], ph->kpos)) {
-                        l->slots[l->nslots++] = remap(&c, e[j].src);
-                        last = j;
-                    }
-            lr.scount = l->nslots - lr.sfirst;
-            lr.sdirect = lr.scount == 1 && is_direct(&e[last]);
-            lr.rfirst = l->nslots;
-            if (lr.recv_rank != CC_NONE) {
-                cc_grid_coords(g, lr.recv_rank, H);
-                for (int j = 0; j < rd->count; j++)
-                    if (exists_at(&c, H, &e[j], ph->kpos)) {
-                        l->slots[l->nslots++] = remap(&c, e[j].dst);
-                        last = j;
-                    }
-            }
-            lr.rcount = l->nslots - lr.rfirst;
-            lr.rdirect = lr.rcount == 1 && is_direct(&e[last]);
-            if (!lr.scount) lr.send_rank = CC_NONE;
-            if (!lr.rcount) lr.recv_rank = CC_NONE;
-            if (lr.send_rank == CC_NONE && lr.recv_rank == CC_NONE) {
-                l->nslots = lr.sfirst;
-                continue;
-            }
-            l->sent += lr.scount;
-            l->rounds[l->nrounds++] = lr;
-        }
+        for (int r = ph->first; r < ph->first + ph->count; r++) localize_round(l, &c, ph, r, H);
         int n = l->nrounds - l->phase_first[l->nphases];
         if (n > 0) {
             if (n > l->max_phase_rounds) l->max_phase_rounds = n;

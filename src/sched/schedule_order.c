@@ -172,6 +172,40 @@ static void dp_visit(ordctx *g, unsigned U, int depth, int low)
     for (int b = 0; b < low; b++) dp_visit(g, U | (1u << b), depth + 1, b);
 }
 
+/* Seed 002's order of the da active dimensions dims[] (written to order[])
+ * and the edge count of the allgather tree it gives. */
+static long long order_heuristic(const cc_coords *c, int order[], int da, int *dims, const int *cnz, const int *crank,
+                                 int *byval, int *cls, int *mark, int *mid, int *rep, const int *idx)
+{
+    int n = c->n;
+    /* Seed 002's heuristic: increasing C_k, ties by index (insertion sort
+     * keeps it stable; d is small). */
+    for (int j = 1; j < da; j++) {
+        int x = dims[j], y = j;
+        while (y > 0 && cnz[dims[y - 1]] > cnz[x]) {
+            dims[y] = dims[y - 1];
+            y--;
+        }
+        dims[y] = x;
+    }
+    memcpy(order, dims, (size_t)da * sizeof(int));
+    /* Its edge count, refining the classes along the order.  byval must be
+     * per dimension in the new order: redo the sorts into it. */
+    memset(cls, 0, (size_t)n * sizeof(int));
+    int np = 1;
+    long long result = 0;
+    for (int j = 0; j < da; j++) {
+        int a = dims[j];
+        const int *rk = crank + (size_t)a * n;
+        if (cc_bucket_sort(idx, n, rk, c->nval[a], byval)) return CC_ENOMEM;
+        int *cur = cls + (size_t)((j + 1) & 1) * n, *par = cls + (size_t)(j & 1) * n;
+        for (int p = 0; p < np; p++) mark[p] = -1;
+        np = refine(n, byval, rk, par, cur, mark, mid, rep);
+        for (int id = 0; id < np; id++) result += rk[rep[id]] != c->zero[a];
+    }
+    return result;
+}
+
 long long cc_order_coords(const cc_coords *c, int order[])
 {
     int d = c->d, n = c->n, t = c->t;
@@ -224,34 +258,7 @@ long long cc_order_coords(const cc_coords *c, int order[])
         goto out;
     }
 
-    /* Seed 002's heuristic: increasing C_k, ties by index (insertion sort
-     * keeps it stable; d is small). */
-    for (int j = 1; j < da; j++) {
-        int x = dims[j], y = j;
-        while (y > 0 && cnz[dims[y - 1]] > cnz[x]) {
-            dims[y] = dims[y - 1];
-            y--;
-        }
-        dims[y] = x;
-    }
-    memcpy(order + no, dims, (size_t)da * sizeof(int));
-    /* Its edge count, refining the classes along the order.  byval must be
-     * per dimension in the new order: redo the sorts into it. */
-    memset(cls, 0, (size_t)n * sizeof(int));
-    int np = 1;
-    result = 0;
-    for (int j = 0; j < da; j++) {
-        int a = dims[j];
-        const int *rk = crank + (size_t)a * n;
-        if (cc_bucket_sort(idx, n, rk, c->nval[a], byval)) {
-            result = CC_ENOMEM;
-            goto out;
-        }
-        int *cur = cls + (size_t)((j + 1) & 1) * n, *par = cls + (size_t)(j & 1) * n;
-        for (int p = 0; p < np; p++) mark[p] = -1;
-        np = refine(n, byval, rk, par, cur, mark, mid, rep);
-        for (int id = 0; id < np; id++) result += rk[rep[id]] != c->zero[a];
-    }
+    result = order_heuristic(c, order + no, da, dims, cnz, crank, byval, cls, mark, mid, rep, idx);
 
 out:
     free(dims);
