@@ -103,6 +103,69 @@ static int agree(MPI_Comm comm, long long f[NF], int differs[NF])
     return MPI_SUCCESS;
 }
 
+/* The fields the processes disagree on, as an error code (not raised);
+ * MPI_SUCCESS when they agree. */
+static int mismatch(const int differs[NF])
+{
+    char what[512] = "";
+    for (int i = F_D; i <= F_CHOICE; i++)
+        if (differs[i]) {
+            size_t len = strlen(what);
+            snprintf(what + len, sizeof what - len, "%s%s", len ? ", " : "", field_names[i]);
+        }
+    if (!what[0]) return MPI_SUCCESS;
+    return cc_error_code(MPI_ERR_ARG,
+                         "%s: the processes passed different neighbourhoods: %s differ (every process must "
+                         "pass the same d, dims, periods, t and targets, in the same order)", WHO, what);
+}
+
+/* Every process passed valid, equal arguments: make the Cartesian
+ * communicator, its private duplicate and the agreed cost model, and attach
+ * the neighbourhood (taking nbh over).  *cartout is MPI_COMM_NULL for a
+ * process outside the grid.  Returns MPI_SUCCESS or a raised error code. */
+static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const long long f[NF], cc_nbh *nbh,
+                  MPI_Comm *cartout, int *rank)
+{
+    MPI_Comm cart = MPI_COMM_NULL, priv = MPI_COMM_NULL;
+    double alpha, beta, overhead;
+    int rc = MPI_Cart_create(comm, d, dims, nbh->periods, reorder, &cart);
+    if (rc != MPI_SUCCESS) {
+        cc_nbh_release(nbh);
+        return cc_error_mpi(comm, rc, "Cart_neighborhood_create (MPI_Cart_create)");
+    }
+    if (cart == MPI_COMM_NULL) { /* this process is outside the grid */
+        cc_nbh_release(nbh);
+        *cartout = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    MPI_Comm_rank(cart, rank);
+    cc_nbh_place(nbh, *rank);
+    rc = MPI_Comm_dup(cart, &priv);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS && f[F_CALIB]) {
+        rc = cc_model_agree(priv, 1, &alpha, &beta, &overhead);
+    } else if (rc == MPI_SUCCESS) { /* agreed above: the maximum over processes */
+        alpha = model_value(f[F_ALPHA]);
+        beta = model_value(f[F_BETA]);
+        overhead = model_value(f[F_OVERHEAD]);
+        cc_model_defaults(&alpha, &beta, &overhead);
+    }
+    if (rc == MPI_SUCCESS) {
+        nbh->alpha = alpha;
+        nbh->beta = beta;
+        nbh->overhead = overhead;
+        rc = cc_comm_attach(cart, nbh, priv);
+    }
+    if (rc != MPI_SUCCESS) {
+        if (priv != MPI_COMM_NULL) MPI_Comm_free(&priv);
+        MPI_Comm_free(&cart);
+        cc_nbh_release(nbh);
+        return cc_error_mpi(comm, rc, "Cart_neighborhood_create (setting up the communicator)");
+    }
+    *cartout = cart;
+    return MPI_SUCCESS;
+}
+
 int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int periods[],
                              int t, const int targets[], const int weights[],
                              MPI_Info info, int reorder, MPI_Comm *cartcomm)
@@ -126,6 +189,7 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
     if (err == MPI_SUCCESS) {
         nbh = cc_nbh_new(d, dims, periods, t, targets, weights == MPI_UNWEIGHTED || t == 0 ? NULL : weights);
         if (!nbh) err = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory for %d neighbours", WHO, t);
+        else nbh->defaults = defaults;
     }
 
     long long f[NF] = { 0 };
@@ -157,59 +221,21 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
         cc_nbh_release(nbh);
         return cc_error(comm, MPI_ERR_ARG, "%s: another process passed invalid arguments (see its error)", WHO);
     }
-    char what[512] = "";
-    for (int i = F_D; i <= F_CHOICE; i++)
-        if (differs[i]) {
-            size_t len = strlen(what);
-            snprintf(what + len, sizeof what - len, "%s%s", len ? ", " : "", field_names[i]);
-        }
-    if (what[0]) {
+    if ((rc = mismatch(differs)) != MPI_SUCCESS) {
         cc_nbh_release(nbh);
-        return cc_error(comm, MPI_ERR_ARG,
-                        "%s: the processes passed different neighbourhoods: %s differ (every process must "
-                        "pass the same d, dims, periods, t and targets, in the same order)", WHO, what);
+        return cc_error_raise(comm, rc);
     }
 
-    MPI_Comm cart = MPI_COMM_NULL, priv = MPI_COMM_NULL;
-    rc = MPI_Cart_create(comm, d, dims, nbh->periods, reorder, &cart);
-    if (rc != MPI_SUCCESS) {
-        cc_nbh_release(nbh);
-        return cc_error_mpi(comm, rc, "Cart_neighborhood_create (MPI_Cart_create)");
-    }
+    MPI_Comm cart = MPI_COMM_NULL;
+    int rank = -1;
+    if ((rc = set_up(comm, d, dims, reorder, f, nbh, &cart, &rank)) != MPI_SUCCESS) return rc;
     if (cart == MPI_COMM_NULL) { /* this process is outside the grid */
-        cc_nbh_release(nbh);
         *cartcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    int rank;
-    MPI_Comm_rank(cart, &rank);
-    cc_nbh_place(nbh, rank);
-    nbh->defaults = defaults;
-    rc = MPI_Comm_dup(cart, &priv);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS && f[F_CALIB]) {
-        rc = cc_model_agree(priv, 1, &alpha, &beta, &overhead);
-    } else if (rc == MPI_SUCCESS) { /* agreed above: the maximum over processes */
-        alpha = model_value(f[F_ALPHA]);
-        beta = model_value(f[F_BETA]);
-        overhead = model_value(f[F_OVERHEAD]);
-        cc_model_defaults(&alpha, &beta, &overhead);
-    }
-    if (rc == MPI_SUCCESS) {
-        nbh->alpha = alpha;
-        nbh->beta = beta;
-        nbh->overhead = overhead;
-        rc = cc_comm_attach(cart, nbh, priv);
-    }
-    if (rc != MPI_SUCCESS) {
-        if (priv != MPI_COMM_NULL) MPI_Comm_free(&priv);
-        MPI_Comm_free(&cart);
-        cc_nbh_release(nbh);
-        return cc_error_mpi(comm, rc, "Cart_neighborhood_create (setting up the communicator)");
-    }
     if (cc_verbose() && rank == 0)
         fprintf(stderr, "cartcoll: %s: t=%d, d=%d, alpha=%.3g s, overhead=%.3g s, beta=%.3g s/byte%s\n", WHO, t,
-                d, alpha, overhead, beta, f[F_CALIB] ? " (measured)" : "");
+                d, nbh->alpha, nbh->overhead, nbh->beta, f[F_CALIB] ? " (measured)" : "");
     if (defaults.async) cc_progress_async_start();
     *cartcomm = cart;
     return MPI_SUCCESS;
