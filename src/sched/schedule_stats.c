@@ -44,41 +44,45 @@ out:
     return rc;
 }
 
+/* DIRECT: one round per distinct non-zero vector; alltoall sends every
+ * non-zero block, allgather one block per round. */
+static int direct_stats(const cc_nset *ns, int collective, long long *phases, long long *rounds, long long *volume)
+{
+    int d = ns->d, t = ns->t;
+    int *cls = malloc(sizeof(int) * (size_t)(t ? t : 1)), *first = malloc(sizeof(int) * (size_t)(t ? t : 1));
+    int n = cls && first ? cc_vector_classes(ns, cls, first) : CC_ENOMEM;
+    if (n < 0) {
+        free(cls);
+        free(first);
+        return CC_ENOMEM;
+    }
+    long long blocks = 0;
+    for (int c = 0; c < n; c++) {
+        const int *v = ns->offs + (size_t)first[c] * d;
+        int k = 0;
+        while (k < d && v[k] == 0) k++;
+        if (k < d) ++*rounds;
+    }
+    for (int i = 0; i < t; i++) {
+        if (cls[i] < 0) continue;
+        const int *v = ns->offs + (size_t)i * d;
+        int k = 0;
+        while (k < d && v[k] == 0) k++;
+        blocks += k < d;
+    }
+    *volume = collective == CC_ALLTOALL ? blocks : *rounds;
+    *phases = *rounds > 0;
+    free(cls);
+    free(first);
+    return CC_OK;
+}
+
 int cc_schedule_stats(const cc_nset *ns, int collective, int algorithm,
                       long long *phases, long long *rounds, long long *volume)
 {
     int d = ns->d, t = ns->t, rc = CC_OK;
     *phases = *rounds = *volume = 0;
-    if (algorithm == CC_DIRECT) {
-        /* One round per distinct non-zero vector; alltoall sends every
-         * non-zero block, allgather one block per round. */
-        int *cls = malloc(sizeof(int) * (size_t)(t ? t : 1)), *first = malloc(sizeof(int) * (size_t)(t ? t : 1));
-        int n = cls && first ? cc_vector_classes(ns, cls, first) : CC_ENOMEM;
-        if (n < 0) {
-            free(cls);
-            free(first);
-            return CC_ENOMEM;
-        }
-        long long blocks = 0;
-        for (int c = 0; c < n; c++) {
-            const int *v = ns->offs + (size_t)first[c] * d;
-            int k = 0;
-            while (k < d && v[k] == 0) k++;
-            if (k < d) ++*rounds;
-        }
-        for (int i = 0; i < t; i++) {
-            if (cls[i] < 0) continue;
-            const int *v = ns->offs + (size_t)i * d;
-            int k = 0;
-            while (k < d && v[k] == 0) k++;
-            blocks += k < d;
-        }
-        *volume = collective == CC_ALLTOALL ? blocks : *rounds;
-        *phases = *rounds > 0;
-        free(cls);
-        free(first);
-        return CC_OK;
-    }
+    if (algorithm == CC_DIRECT) return direct_stats(ns, collective, phases, rounds, volume);
     if (algorithm == CC_TORUS) {
         /* D = sum_k (P_k + M_k) rounds in sum_k max(P_k, M_k) phases. */
         for (int k = 0; k < d; k++) {
