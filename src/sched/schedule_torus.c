@@ -82,130 +82,149 @@ typedef struct walker {
     int transit[2]; /* TEMPs for steps that reach no child, -1 until needed */
 } walker;
 
+/* The state of the allgather builder: the trie of the offsets (perm, lvl,
+ * zsuf), the storage slot of every node (stor), and per dimension the
+ * children of the current level and the walkers carrying nodes to them. */
+typedef struct tctx {
+    const cc_nset *ns;
+    cc_schedule *s;
+    int n;
+    int *lvl, *zsuf, *stor, *end, *pend, *kpos, *kval;
+    walker *wp, *wn;  /* positive / negative walkers */
+    int nk, np, nn;   /* children, positive and negative walkers */
+} tctx;
+
+/* The volume first (hops of every node to its extreme children, its first
+ * and last leaves along order[k]): too large a schedule fails early. */
+static int check_volume(const tctx *x)
+{
+    const cc_nset *ns = x->ns;
+    int d = ns->d, n = x->n;
+    long long total = 0;
+    for (int k = 0; k < d && total <= MAX_ENTRIES; k++) {
+        int a = x->s->order[k];
+        cc_trie_ends(x->lvl, n, k, x->pend);
+        for (int q = 0; q < n; q++) {
+            if (x->lvl[q] > k) continue;
+            long long lo = ns->offs[(size_t)x->s->perm[q] * d + a];
+            long long hi = ns->offs[(size_t)x->s->perm[x->pend[q] - 1] * d + a];
+            total += (lo < 0 ? -lo : 0) + (hi > 0 ? hi : 0);
+        }
+    }
+    return total > MAX_ENTRIES ? CC_ETOOBIG : CC_OK;
+}
+
+/* Children of all level-k nodes in perm order (so each node's children are
+ * ascending in coordinate), their storage, and one walker per node and
+ * direction that has somewhere to go, placed at its first child. */
+static int collect_children(tctx *x, int k)
+{
+    const cc_nset *ns = x->ns;
+    cc_schedule *s = x->s;
+    int d = ns->d, n = x->n, a = s->order[k], ps = 0;
+    x->nk = x->np = x->nn = 0;
+    cc_trie_ends(x->lvl, n, k, x->pend);
+    cc_trie_ends(x->lvl, n, k + 1, x->end);
+    for (int q = 0; q < n; q++) {
+        if (x->lvl[q] > k + 1) continue;
+        int v = ns->offs[(size_t)s->perm[q] * d + a];
+        if (x->lvl[q] <= k) {
+            ps = x->stor[q];
+            int lastv = ns->offs[(size_t)s->perm[x->pend[q] - 1] * d + a];
+            if (v < 0) x->wn[x->nn++] = (walker){ ps, x->nk, q, x->pend[q], -v, { -1, -1 } };
+            if (lastv > 0) x->wp[x->np++] = (walker){ ps, -1, q, x->pend[q], lastv, { -1, -1 } };
+        }
+        if (v == 0) {
+            x->stor[q] = ps;
+        } else {
+            x->stor[q] = cc_trie_head(s, s->perm, x->zsuf, k + 1, q, x->end[q]);
+            if (x->stor[q] < 0) return x->stor[q];
+        }
+        x->kpos[x->nk] = q;
+        x->kval[x->nk++] = v;
+    }
+    /* Positive walkers start at their first positive child; negative ones
+     * at their last negative child (children with c <= -h form a prefix of
+     * the node's children). */
+    for (int j = 0, e = 0; j < x->np; j++) {
+        while (x->kpos[e] < x->wp[j].lo || x->kval[e] <= 0) e++;
+        x->wp[j].kid = e;
+    }
+    for (int j = 0; j < x->nn; j++) {
+        int e = x->wn[j].kid;
+        while (e + 1 < x->nk && x->kpos[e + 1] < x->wn[j].hi && x->kval[e + 1] < 0) e++;
+        x->wn[j].kid = e;
+    }
+    return CC_OK;
+}
+
+/* Hop h of the walkers of one direction along dimension a: one entry per
+ * walker, into the child it reaches or a transit temporary. */
+static int hop(tctx *x, int a, int h, int dir)
+{
+    cc_schedule *s = x->s;
+    walker *w = dir > 0 ? x->wp : x->wn;
+    int *cnt = dir > 0 ? &x->np : &x->nn, kept = 0, rc;
+    if (*cnt == 0) return CC_OK;
+    rc = cc_sched_round_axis(s, a, dir);
+    for (int j = 0; !rc && j < *cnt; j++) {
+        walker u = w[j];
+        if (dir * x->kval[u.kid] < h) u.kid += dir; /* passed that child */
+        /* The instance serves the children it has not passed: c >= h (a
+         * suffix of the node) or c <= -h (a prefix). */
+        int lo = dir > 0 ? x->kpos[u.kid] : u.lo;
+        int hi = dir > 0 ? u.hi : (u.kid + 1 < x->nk ? x->kpos[u.kid + 1] : x->n);
+        int dst;
+        if (dir * x->kval[u.kid] == h) {
+            dst = x->stor[x->kpos[u.kid]];
+        } else {
+            int *tr = &u.transit[h & 1];
+            if (*tr < 0 && (*tr = cc_sched_temp(s, s->perm[lo])) < 0) return *tr;
+            dst = CC_SLOT(CC_SLOT_TEMP, *tr);
+        }
+        rc = cc_sched_entry(s, u.cur, dst, lo, hi, dir * (h - 1));
+        u.cur = dst;
+        if (u.reach > h) w[kept++] = u;
+    }
+    *cnt = kept;
+    return rc;
+}
+
 int cc_build_torus_allgather(const cc_nset *ns, cc_schedule *s)
 {
     int d = ns->d, rc = CC_OK;
     cc_coords c;
     rc = cc_coords_init(&c, ns);
     if (rc) return rc;
-    int n = c.n;
-    size_t sz = (size_t)(n ? n : 1);
-    int *lvl = malloc(sz * sizeof(int)), *zsuf = malloc(sz * sizeof(int)), *stor = malloc(sz * sizeof(int));
-    int *end = malloc(sz * sizeof(int)), *pend = malloc(sz * sizeof(int));
-    int *kpos = malloc(sz * sizeof(int)), *kval = malloc(sz * sizeof(int));
-    walker *wp = malloc(sz * sizeof(walker)), *wn = malloc(sz * sizeof(walker));
-    if (!lvl || !zsuf || !stor || !end || !pend || !kpos || !kval || !wp || !wn) {
+    tctx x = { ns, s, c.n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    size_t sz = (size_t)(x.n ? x.n : 1);
+    x.lvl = malloc(sz * sizeof(int)), x.zsuf = malloc(sz * sizeof(int)), x.stor = malloc(sz * sizeof(int));
+    x.end = malloc(sz * sizeof(int)), x.pend = malloc(sz * sizeof(int));
+    x.kpos = malloc(sz * sizeof(int)), x.kval = malloc(sz * sizeof(int));
+    x.wp = malloc(sz * sizeof(walker)), x.wn = malloc(sz * sizeof(walker));
+    if (!x.lvl || !x.zsuf || !x.stor || !x.end || !x.pend || !x.kpos || !x.kval || !x.wp || !x.wn ||
+        cc_order_coords(&c, s->order) < 0 || cc_trie_sort(&c, ns->offs, s->order, s->perm, x.lvl, x.zsuf))
         rc = CC_ENOMEM;
-        goto out;
-    }
-    if (cc_order_coords(&c, s->order) < 0 || cc_trie_sort(&c, ns->offs, s->order, s->perm, lvl, zsuf)) {
-        rc = CC_ENOMEM;
-        goto out;
-    }
-    /* The volume first: each level-k node travels to its extreme children,
-     * which are its first and last leaves along order[k]. */
-    long long total = 0;
-    for (int k = 0; k < d && total <= MAX_ENTRIES; k++) {
-        int a = s->order[k];
-        cc_trie_ends(lvl, n, k, pend);
-        for (int q = 0; q < n; q++) {
-            if (lvl[q] > k) continue;
-            long long lo = ns->offs[(size_t)s->perm[q] * d + a], hi = ns->offs[(size_t)s->perm[pend[q] - 1] * d + a];
-            total += (lo < 0 ? -lo : 0) + (hi > 0 ? hi : 0);
-        }
-    }
-    if (total > MAX_ENTRIES) {
-        rc = CC_ETOOBIG;
-        goto out;
-    }
-    if (n) stor[0] = CC_SLOT(CC_SLOT_SEND, 0);
+    if (!rc) rc = check_volume(&x);
+    if (!rc && x.n) x.stor[0] = CC_SLOT(CC_SLOT_SEND, 0);
     for (int k = 0; !rc && k < d; k++) {
-        int a = s->order[k], nk = 0, np = 0, nn = 0, ps = 0;
-        cc_trie_ends(lvl, n, k, pend);
-        cc_trie_ends(lvl, n, k + 1, end);
-        /* Children of all level-k nodes in perm order (so each node's
-         * children are ascending in coordinate), their storage, and one
-         * walker per node and direction that has somewhere to go. */
-        for (int q = 0; q < n; q++) {
-            if (lvl[q] > k + 1) continue;
-            int x = ns->offs[(size_t)s->perm[q] * d + a];
-            if (lvl[q] <= k) {
-                ps = stor[q];
-                int lastx = ns->offs[(size_t)s->perm[pend[q] - 1] * d + a];
-                if (x < 0) wn[nn++] = (walker){ ps, nk, q, pend[q], -x, { -1, -1 } };
-                if (lastx > 0) wp[np++] = (walker){ ps, -1, q, pend[q], lastx, { -1, -1 } };
-            }
-            if (x == 0) {
-                stor[q] = ps;
-            } else {
-                stor[q] = cc_trie_head(s, s->perm, zsuf, k + 1, q, end[q]);
-                if (stor[q] < 0) {
-                    rc = stor[q];
-                    goto out;
-                }
-            }
-            kpos[nk] = q;
-            kval[nk++] = x;
-        }
-        /* Positive walkers start at their first positive child; negative
-         * ones at their last negative child (children with c <= -h form
-         * a prefix of the node's children). */
-        for (int j = 0, e = 0; j < np; j++) {
-            while (kpos[e] < wp[j].lo || kval[e] <= 0) e++;
-            wp[j].kid = e;
-        }
-        for (int j = 0; j < nn; j++) {
-            int e = wn[j].kid;
-            while (e + 1 < nk && kpos[e + 1] < wn[j].hi && kval[e + 1] < 0) e++;
-            wn[j].kid = e;
-        }
-        for (int h = 1; !rc && (np || nn); h++) {
+        rc = collect_children(&x, k);
+        for (int h = 1; !rc && (x.np || x.nn); h++) {
             rc = cc_sched_phase(s, k);
-            for (int dir = 1; !rc && dir >= -1; dir -= 2) {
-                walker *w = dir > 0 ? wp : wn;
-                int *cnt = dir > 0 ? &np : &nn, kept = 0;
-                if (*cnt == 0) continue;
-                rc = cc_sched_round_axis(s, a, dir);
-                for (int j = 0; !rc && j < *cnt; j++) {
-                    walker u = w[j];
-                    if (dir * kval[u.kid] < h) u.kid += dir; /* passed that child */
-                    /* The instance serves the children it has not passed:
-                     * c >= h (a suffix of the node) or c <= -h (a prefix). */
-                    int lo = dir > 0 ? kpos[u.kid] : u.lo;
-                    int hi = dir > 0 ? u.hi : (u.kid + 1 < nk ? kpos[u.kid + 1] : n);
-                    int dst;
-                    if (dir * kval[u.kid] == h) {
-                        dst = stor[kpos[u.kid]];
-                    } else {
-                        int *tr = &u.transit[h & 1];
-                        if (*tr < 0) {
-                            *tr = cc_sched_temp(s, s->perm[lo]);
-                            if (*tr < 0) {
-                                rc = *tr;
-                                break;
-                            }
-                        }
-                        dst = CC_SLOT(CC_SLOT_TEMP, *tr);
-                    }
-                    rc = cc_sched_entry(s, u.cur, dst, lo, hi, dir * (h - 1));
-                    u.cur = dst;
-                    if (u.reach > h) w[kept++] = u;
-                }
-                *cnt = kept;
-            }
+            if (!rc) rc = hop(&x, s->order[k], h, 1);
+            if (!rc) rc = hop(&x, s->order[k], h, -1);
         }
     }
-    if (!rc) rc = cc_trie_copies(s, s->perm, lvl, n, stor);
-out:
-    free(lvl);
-    free(zsuf);
-    free(stor);
-    free(end);
-    free(pend);
-    free(kpos);
-    free(kval);
-    free(wp);
-    free(wn);
+    if (!rc) rc = cc_trie_copies(s, s->perm, x.lvl, x.n, x.stor);
+    free(x.lvl);
+    free(x.zsuf);
+    free(x.stor);
+    free(x.end);
+    free(x.pend);
+    free(x.kpos);
+    free(x.kval);
+    free(x.wp);
+    free(x.wn);
     cc_coords_free(&c);
     return rc;
 }
