@@ -1,0 +1,309 @@
+/* cartbench: result rows and everything printed or written from them
+ * (console rows, CSV, Markdown, the speed-up summary, the last line), and
+ * the progress bar.  Rank 0 prints; every rank keeps the rows. */
+#define _POSIX_C_SOURCE 200809L
+#include "cartbench.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *const chk_name[] = { "OK", "FAIL", "ERR", "SKIP", "BADMPI" };
+
+/* ---- Rows -------------------------------------------------------------- */
+
+static void add_row(results *res, const row *r)
+{
+    if (res->nrows == res->caprows) {
+        res->caprows = res->caprows ? 2 * res->caprows : 64;
+        res->rows = realloc(res->rows, sizeof(row) * (size_t)res->caprows);
+        if (!res->rows) abort();
+    }
+    res->rows[res->nrows++] = *r;
+}
+
+void print_header(const results *res)
+{
+    printf("%-*s %6s  %-10s %-24s %6s %6s %11s  %-23s %8s  %s\n", res->namew, "neighbourhood", "t", "collective",
+           "variant", "m", "rounds", "median[us]", "95% CI [us]", "speed-up", "check");
+}
+
+static void print_row(const results *res, const row *r)
+{
+    const variant *v = &allvar[r->var];
+    char rounds[16] = "-", med[32] = "-", ci[48] = "-", sp[16] = "-";
+    if (r->rounds >= 0) snprintf(rounds, sizeof rounds, "%d", r->rounds);
+    if (timed_check(r->check)) {
+        snprintf(med, sizeof med, "%.2f", r->s.median * 1e6);
+        snprintf(ci, sizeof ci, "[%9.2f, %9.2f]", r->s.lo * 1e6, r->s.hi * 1e6);
+        if (r->speedup > 0) snprintf(sp, sizeof sp, "%.2f", r->speedup);
+    }
+    printf("%-*s %6d  %-10s %-24s %6d %6s %11s  %-23s %8s  %s\n", res->namew, r->nbh, r->t, op_name[r->op], v->name,
+           r->m, rounds, med, ci, sp, chk_name[r->check]);
+}
+
+void emit_row(results *res, const row *r)
+{
+    if (!world_rank) print_row(res, r);
+    add_row(res, r);
+}
+
+void row_init(row *r, const nbhctx *c, int inbh, int op, int m)
+{
+    memset(r, 0, sizeof *r);
+    r->inbh = inbh;
+    r->op = op;
+    r->m = m;
+    r->d = c->d;
+    r->t = c->t;
+    snprintf(r->nbh, sizeof r->nbh, "%s", c->nbh.name);
+    char *p = r->dims;
+    for (int i = 0; i < c->d; i++) p += sprintf(p, "%s%d", i ? "x" : "", c->dims[i]);
+}
+
+void emit_skipped_rows(results *res, row *r, const options *o)
+{
+    for (int vi = 0; vi < o->nvar; vi++) {
+        r->var = o->vsel[vi];
+        r->check = CHK_SKIP;
+        r->rounds = -1;
+        emit_row(res, r);
+    }
+}
+
+/* The check column of a variant that ran. */
+static int row_check(const vstate *s, const nbhctx *c)
+{
+    int check = s->skip ? CHK_SKIP : s->err ? CHK_ERR : s->bad ? CHK_FAIL : CHK_OK;
+    /* The neighbourhood and the graph were verified, so wrong data from MPI
+     * is MPI's (MPICH 4.0 matches repeated edges between two processes in
+     * reverse order). */
+    if (s->v->mpi && check == CHK_FAIL && c->nbh_ok) check = CHK_BADMPI;
+    if (!s->v->mpi && !c->nbh_ok && check == CHK_OK) check = CHK_FAIL;
+    return check;
+}
+
+/* Schedule rounds of a variant's algorithm (t for MPI); -1 if unknown. */
+static int row_rounds(const variant *v, const nbhctx *c, int op)
+{
+    if (v->mpi) return c->t;
+    int rounds;
+    if (Cart_schedule_stats(c->comm[0][0], op_is_alltoall(op) ? CART_ALLTOALL : CART_ALLGATHER, alg_const[v->alg],
+                            NULL, &rounds, NULL) == MPI_SUCCESS)
+        return rounds;
+    return -1;
+}
+
+void row_from_vstate(row *r, const vstate *s, const nbhctx *c, const options *o, int vi, double *base, int base_err)
+{
+    r->var = o->vsel[vi];
+    r->check = row_check(s, c);
+    r->rounds = row_rounds(s->v, c, r->op);
+    memset(&r->s, 0, sizeof r->s);
+    r->speedup = 0;
+    if (timed_check(r->check)) {
+        cb_summarize(s->times, o->reps, o->conf, &r->s);
+        if (vi == 0) *base = r->s.median;
+        if (*base > 0 && r->s.median > 0 && base_err == 0) r->speedup = *base / r->s.median;
+    }
+}
+
+/* ---- Console ----------------------------------------------------------- */
+
+void mpi_library(char *buf, size_t len)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int n = 0;
+    MPI_Get_library_version(v, &n);
+    v[strcspn(v, "\n,")] = 0;
+    size_t n2 = strlen(v) < len - 1 ? strlen(v) : len - 1;
+    memcpy(buf, v, n2);
+    buf[n2] = 0;
+    for (char *p = buf; *p; p++)
+        if (*p == '"') *p = '\'';
+}
+
+void print_banner(const options *o)
+{
+    char lib[256];
+    mpi_library(lib, sizeof lib);
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&now));
+    printf("# cartbench %d.%d.%d, %s, %s, %d processes, %s, %d repetitions after %d checked warm-up calls, "
+           "median of the per-call maximum over processes, Tukey 3 IQR, 95%% CI of the median%s\n",
+           CARTCOLL_VERSION_MAJOR, CARTCOLL_VERSION_MINOR, CARTCOLL_VERSION_PATCH, date, lib, world_size,
+           o->mesh ? "mesh" : "torus", o->reps, o->warmup,
+           o->irregular ? "; irregular alltoallv/w blocks m^(d-z)" : "");
+}
+
+void print_nbh_line(const nbhctx *c, const options *o)
+{
+    printf("# %s: d = %d, t = %d, grid ", c->nbh.name, c->d, c->t);
+    for (int k = 0; k < c->d; k++) printf("%s%d", k ? "x" : "", c->dims[k]);
+    printf(" (%s)%s\n", o->mesh ? "mesh" : "torus", c->nbh_ok ? "" : "; FAIL: the library's neighbourhood is wrong");
+}
+
+/* The summary's column header: "| OP m=M" for the first block size of a
+ * collective, " m=M" for the others. */
+static void summary_header(const results *res, const options *o)
+{
+    printf("%-*s %6s  %-24s", res->namew, "neighbourhood", "t", "variant");
+    for (int a = 0; a < o->nops; a++)
+        for (int b = 0; b < o->nm; b++) {
+            char h[64];
+            snprintf(h, sizeof h, "%s%s m=%d", b ? "" : "| ", op_name[o->ops[a]], o->ms[b]);
+            printf(" %*s", b ? 7 : 9 + (int)strlen(op_name[o->ops[a]]), b ? h + strlen(op_name[o->ops[a]]) + 1 : h);
+        }
+    printf("\n");
+}
+
+/* The summary's line for the neighbourhood and variant of row i. */
+static void summary_line(const results *res, const options *o, int i)
+{
+    const row *r = &res->rows[i];
+    printf("%-*s %6d  %-24s", res->namew, r->nbh, r->t, allvar[r->var].name);
+    for (int a = 0; a < o->nops; a++)
+        for (int b = 0; b < o->nm; b++) {
+            char cell[32] = "-";
+            for (int j = i; j < res->nrows; j++) {
+                const row *q = &res->rows[j];
+                if (q->inbh == r->inbh && q->var == r->var && q->op == o->ops[a] && q->m == o->ms[b]) {
+                    if (q->speedup > 0) snprintf(cell, sizeof cell, "%.2f%s", q->speedup, q->check == CHK_OK ? "" : "!");
+                    break;
+                }
+            }
+            printf(" %*s", b ? 7 : 9 + (int)strlen(op_name[o->ops[a]]), cell);
+        }
+    printf("\n");
+}
+
+void print_summary(const results *res, const options *o)
+{
+    printf("\nspeed-up over the MPI baseline (median MPI time / median time; > 1: faster than MPI)\n");
+    summary_header(res, o);
+    for (int i = 0; i < res->nrows; i++) {
+        const row *r = &res->rows[i];
+        if (allvar[r->var].mpi && allvar[r->var].form == F_BLOCKING) continue;
+        int first = 1; /* first row of this (neighbourhood, variant)? */
+        for (int j = 0; j < i && first; j++) first = !(res->rows[j].inbh == r->inbh && res->rows[j].var == r->var);
+        if (first) summary_line(res, o, i);
+    }
+    printf("(! = the row's check was not OK)\n");
+}
+
+int print_totals(const results *res, const options *o, int failed)
+{
+    int nfail = 0;
+    int nbad = 0;
+    for (int i = 0; i < res->nrows; i++) {
+        nfail += res->rows[i].check == CHK_FAIL || res->rows[i].check == CHK_ERR;
+        nbad += res->rows[i].check == CHK_BADMPI;
+    }
+    printf("# cartbench: %d rows, %s", res->nrows,
+           nfail ? "SOME CHECKS FAILED" : failed && !nbad ? "FAILED" : "all cartcoll checks OK");
+    if (nbad)
+        printf("; %d MPI baseline rows are BADMPI (wrong data from the MPI library%s)", nbad,
+               o->tolerate_mpi ? ", tolerated" : "");
+    printf("\n");
+    return failed || nfail;
+}
+
+/* ---- Files ------------------------------------------------------------- */
+
+static void csv_row(FILE *f, const row *r, const options *o, const char *lib)
+{
+    const variant *v = &allvar[r->var];
+    int timed = timed_check(r->check);
+    fprintf(f, "\"%s\",%d,\"%s\",%d,%d,%s,%d,%s,%s,%s,%s,%s,%d,%d,%lld,", lib, world_size, r->nbh, r->d, r->t, r->dims,
+            !o->mesh, op_name[r->op], v->name, v->mpi ? "mpi" : form_name[v->form],
+            v->mpi ? form_name[v->form] : alg_name[v->alg], v->mpi ? "-" : ex_name[v->ex], r->m,
+            irregular_blocks(o, r->op), r->bytes);
+    if (r->rounds >= 0)
+        fprintf(f, "%d,", r->rounds);
+    else
+        fprintf(f, ",");
+    if (timed)
+        fprintf(f, "%d,%d,%.3f,%.3f,%.3f,%.4f,%.3f,", r->s.n, r->s.kept, r->s.median * 1e6, r->s.lo * 1e6,
+                r->s.hi * 1e6, r->s.coverage, r->s.min * 1e6);
+    else
+        fprintf(f, ",,,,,,,");
+    if (timed && r->speedup > 0)
+        fprintf(f, "%.3f,", r->speedup);
+    else
+        fprintf(f, ",");
+    fprintf(f, "%s\n", chk_name[r->check]);
+}
+
+int write_csv(const results *res, const char *path, const options *o)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cartbench: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char lib[256];
+    mpi_library(lib, sizeof lib);
+    fprintf(f, "mpi,np,nbh,d,t,dims,periodic,collective,variant,form,algorithm,executor,m,irregular,bytes,rounds,reps,"
+               "kept,median_us,ci_lo_us,ci_hi_us,ci_coverage,min_us,speedup,check\n");
+    for (int i = 0; i < res->nrows; i++) csv_row(f, &res->rows[i], o, lib);
+    return fclose(f);
+}
+
+static void markdown_row(FILE *f, const row *r)
+{
+    int timed = timed_check(r->check);
+    fprintf(f, "| %s | %d | %s | %s | %d | ", r->nbh, r->t, op_name[r->op], allvar[r->var].name, r->m);
+    if (r->rounds >= 0)
+        fprintf(f, "%d | ", r->rounds);
+    else
+        fprintf(f, "- | ");
+    if (timed)
+        fprintf(f, "%.2f | %.2f–%.2f | ", r->s.median * 1e6, r->s.lo * 1e6, r->s.hi * 1e6);
+    else
+        fprintf(f, "- | - | ");
+    if (timed && r->speedup > 0)
+        fprintf(f, "%.2f | ", r->speedup);
+    else
+        fprintf(f, "- | ");
+    fprintf(f, "%s |\n", chk_name[r->check]);
+}
+
+int write_markdown(const results *res, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cartbench: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "| neighbourhood | t | collective | variant | m | rounds | median µs | 95%% CI µs | speed-up | check |\n");
+    fprintf(f, "|---|--:|---|---|--:|--:|--:|--:|--:|---|\n");
+    for (int i = 0; i < res->nrows; i++) markdown_row(f, &res->rows[i]);
+    return fclose(f);
+}
+
+/* ---- Progress ---------------------------------------------------------- */
+
+void progress_advance(progress_bar *p, long long add, const char *what)
+{
+    p->done += add;
+    if (!p->on || world_rank) return;
+    int pct = p->total ? (int)(100 * p->done / p->total) : 100;
+    if (pct == p->last && add) return;
+    p->last = pct;
+    int w = 30, fillw = pct * w / 100;
+    double el = MPI_Wtime() - p->t0;
+    fprintf(stderr, "\r[");
+    for (int i = 0; i < w; i++) fputc(i < fillw ? '#' : '.', stderr);
+    fprintf(stderr, "] %3d%% %5.0fs %-40.40s", pct, el, what);
+    fflush(stderr);
+}
+
+void progress_clear(const progress_bar *p)
+{
+    if (p->on && !world_rank) {
+        fprintf(stderr, "\r%90s\r", "");
+        fflush(stderr);
+    }
+}
