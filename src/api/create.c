@@ -143,7 +143,7 @@ static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const lon
     rc = MPI_Comm_dup(cart, &priv);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS && f[F_CALIB]) {
-        rc = cc_model_agree(priv, 1, &alpha, &beta, &overhead);
+        rc = cc_model_agree(priv, &alpha, &beta, &overhead);
     } else if (rc == MPI_SUCCESS) { /* agreed above: the maximum over processes */
         alpha = model_value(f[F_ALPHA]);
         beta = model_value(f[F_BETA]);

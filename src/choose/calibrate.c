@@ -97,41 +97,41 @@ static double exchange(MPI_Comm c, int partner, char *sbuf, char *rbuf, int byte
     return best;
 }
 
-int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, double *overhead)
+/* Measure alpha, beta and the per-message overhead against the partner
+ * rank ^ 1 (-1 each where there is none or memory ran out). */
+static void measure(MPI_Comm priv, double *a, double *b, double *o)
 {
+    enum { LARGE = 1 << 16, BURST = 16 };
     int rank, size;
     MPI_Comm_rank(priv, &rank);
     MPI_Comm_size(priv, &size);
-    double o = -1;
-    if (calibrate) {
-        enum { LARGE = 1 << 16, BURST = 16 };
-        int partner = rank ^ 1;
-        double a = -1, b = -1;
-        if (partner < size) {
-            char *sbuf = calloc(LARGE, 1), *rbuf = calloc(LARGE, 1);
-            if (sbuf && rbuf) {
-                pingpong(priv, partner, sbuf, 1, 2); /* warm up the path */
-                a = pingpong(priv, partner, sbuf, 1, 8) / 2;
-                double large = pingpong(priv, partner, sbuf, LARGE, 3) / 2;
-                b = large > a ? (large - a) / LARGE : 0;
-                /* Each further concurrent message of a phase. */
-                double one = exchange(priv, partner, sbuf, rbuf, 1, 1, 4);
-                double burst = exchange(priv, partner, sbuf, rbuf, 1, BURST, 4);
-                o = burst > one ? (burst - one) / (BURST - 1) : 0;
-            }
-            free(sbuf);
-            free(rbuf);
-        }
-        pthread_mutex_lock(&lock);
-        if (measured_alpha < 0 && a >= 0) measured_alpha = a, measured_beta = b, measured_overhead = o;
-        pthread_mutex_unlock(&lock);
-        if (*alpha < 0) *alpha = a;
-        if (*beta < 0) *beta = b;
-    } else {
-        pthread_mutex_lock(&lock);
-        o = measured_overhead;
-        pthread_mutex_unlock(&lock);
+    int partner = rank ^ 1;
+    *a = *b = *o = -1;
+    if (partner >= size) return;
+    char *sbuf = calloc(LARGE, 1), *rbuf = calloc(LARGE, 1);
+    if (sbuf && rbuf) {
+        pingpong(priv, partner, sbuf, 1, 2); /* warm up the path */
+        *a = pingpong(priv, partner, sbuf, 1, 8) / 2;
+        double large = pingpong(priv, partner, sbuf, LARGE, 3) / 2;
+        *b = large > *a ? (large - *a) / LARGE : 0;
+        /* Each further concurrent message of a phase. */
+        double one = exchange(priv, partner, sbuf, rbuf, 1, 1, 4);
+        double burst = exchange(priv, partner, sbuf, rbuf, 1, BURST, 4);
+        *o = burst > one ? (burst - one) / (BURST - 1) : 0;
     }
+    free(sbuf);
+    free(rbuf);
+}
+
+int cc_model_agree(MPI_Comm priv, double *alpha, double *beta, double *overhead)
+{
+    double a, b, o;
+    measure(priv, &a, &b, &o);
+    pthread_mutex_lock(&lock);
+    if (measured_alpha < 0 && a >= 0) measured_alpha = a, measured_beta = b, measured_overhead = o;
+    pthread_mutex_unlock(&lock);
+    if (*alpha < 0) *alpha = a;
+    if (*beta < 0) *beta = b;
     double v[3] = { *alpha, *beta, o }, r[3];
     int rc = MPI_Allreduce(v, r, 3, MPI_DOUBLE, MPI_MAX, priv);
     if (rc != MPI_SUCCESS) return rc;

@@ -20,12 +20,12 @@ int cc_model_local(double *alpha, double *beta, double *overhead, int *need);
 /* Defaults for model values that are still unknown (<= 0). */
 void cc_model_defaults(double *alpha, double *beta, double *overhead);
 
-/* Collective over priv: measure (if `calibrate`) with a few exchanges
+/* Collective over priv: measure with a few exchanges
  * between pairs of processes -- one message (alpha: the latency of a
  * phase), a burst of concurrent messages (the overhead of each further
  * message in a phase), a large message (beta) -- then agree on the three
  * (maximum over processes). */
-int cc_model_agree(MPI_Comm priv, int calibrate, double *alpha, double *beta, double *overhead);
+int cc_model_agree(MPI_Comm priv, double *alpha, double *beta, double *overhead);
 /* (When no process needs a measurement, Cart_neighborhood_create agrees on
  * the values within its argument check instead, saving a collective.) */
 
