@@ -139,4 +139,4 @@ static int stage_phase(cc_plan *p, int ph, int out)
 static int pack(cc_plan *p, int ph) { return stage_phase(p, ph, 1); }
 static int unpack(cc_plan *p, int ph) { return stage_phase(p, ph, 0); }
 
-const cc_exec cc_exec_pack = { "pack", prepare, pack, unpack, NULL };
+const cc_exec cc_exec_pack = { prepare, pack, unpack };

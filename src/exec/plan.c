@@ -34,7 +34,6 @@ void cc_plan_free(cc_plan *p)
         for (int i = 0; i < n; i++)
             if (p->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&p->reqs[i]);
     }
-    if (p->ex && p->ex->release) p->ex->release(p);
     for (int i = 0; i < p->ntypes; i++) MPI_Type_free(&p->types[i]);
     free(p->types);
     free(p->smsg);

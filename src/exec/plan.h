@@ -60,11 +60,9 @@ typedef struct cc_plan {
 } cc_plan;
 
 typedef struct cc_exec {
-    const char *name;
     int (*prepare)(cc_plan *p);          /* describe every message (smsg/rmsg) */
     int (*pack)(cc_plan *p, int phase);  /* before a phase's messages start */
     int (*unpack)(cc_plan *p, int phase);/* after they completed */
-    void (*release)(cc_plan *p);
 } cc_exec;
 
 extern const cc_exec cc_exec_datatype;
