@@ -167,14 +167,15 @@ static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_
     return rc;
 }
 
-/* Plan a call over its blocks: the candidates, one plan each.  Local:
- * returns MPI_SUCCESS or an error code (not raised).  Non-persistent plans
- * get their tag later (cc_comm_tag), persistent ones use `tag`. */
-static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, cc_choice want,
-                     int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
+/* Plan a call over its blocks: the candidates, one plan each; a cacheable
+ * call's plan goes into the plan cache.  Local: returns MPI_SUCCESS or an
+ * error code (not raised).  Non-persistent plans get their tag later
+ * (cc_comm_tag), persistent ones use `tag`. */
+static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
+                     cc_choice want, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
     cc_nbh *n = cs->nbh;
-    int cacheable = mode != MODE_PERSISTENT && cc_plancache_eligible(a, n->t), rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS;
     cc_candidates cand;
     *nplans = 0;
     if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == MODE_PERSISTENT,
@@ -220,18 +221,19 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
                      Cart_request *request)
 {
     cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0, rc = MPI_SUCCESS;
+    int nplans = 0, rc = MPI_SUCCESS, cacheable = 0;
     if (mode != MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
+    if (rc == MPI_SUCCESS) cacheable = cc_plancache_eligible(a, cs->nbh->t);
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
-    if (rc == MPI_SUCCESS && cc_plancache_eligible(a, cs->nbh->t) && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
+    if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
         nplans = 1;
     } else if (rc == MPI_SUCCESS) {
         cc_blocks *blocks;
         rc = describe_call(who, a, cs->nbh, &blocks);
         if (rc == MPI_SUCCESS) {
-            rc = plan_call(who, a, cs, priv, mode, cs->nbh->defaults, 0, blocks, plans, &nplans);
+            rc = plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, 0, blocks, plans, &nplans);
             cc_blocks_release(blocks);
         }
     }
@@ -277,7 +279,7 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     if (want.async) cc_progress_async_start();
     cc_plan *plans[CC_MAX_CANDIDATES];
     int nplans = 0;
-    rc = plan_call(who, a, cs, priv, MODE_PERSISTENT, want, tag, blocks, plans, &nplans);
+    rc = plan_call(who, a, cs, priv, MODE_PERSISTENT, 0, want, tag, blocks, plans, &nplans);
     cc_blocks_release(blocks);
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {

@@ -7,11 +7,7 @@
 
 int cc_comm_ready(cc_comm *cs, const char *who, MPI_Comm *priv)
 {
-    int done = cs->pending == MPI_REQUEST_NULL, rc = MPI_SUCCESS;
-    while (!done && rc == MPI_SUCCESS) {
-        rc = cc_comm_finish_dup(cs, &done);
-        if (rc == MPI_SUCCESS && !done && cc_progress_others(NULL) == 0) rc = cc_comm_finish_dup(cs, NULL), done = 1;
-    }
+    int rc = cc_comm_finish_dup(cs, cc_progress_wait);
     if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
     *priv = cs->priv;
     return MPI_SUCCESS;

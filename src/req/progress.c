@@ -11,6 +11,7 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static atomic_int async_running; /* the progress thread waits on `wake` */
 static Cart_request head;
 static int count;
 static atomic_int listed; /* count, readable without the lock */
@@ -26,7 +27,7 @@ void cc_progress_add(Cart_request r)
         r->listed = 1;
         count++;
         atomic_store(&listed, count);
-        pthread_cond_signal(&wake);
+        if (atomic_load(&async_running)) pthread_cond_signal(&wake);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -117,6 +118,7 @@ static int async_finalize(MPI_Comm comm, int kv, void *val, void *extra)
         pthread_cond_broadcast(&wake);
         pthread_mutex_unlock(&lock);
         pthread_join(async_thread, NULL);
+        atomic_store(&async_running, 0);
         async_state = 0;
         async_stop = 0;
     }
@@ -135,13 +137,17 @@ int cc_progress_async_start(void)
                             "needs MPI_Init_thread with MPI_THREAD_MULTIPLE; operations advance only inside "
                             "cartcoll calls\n");
             async_state = -1;
-        } else if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, async_finalize, &kv, NULL) != MPI_SUCCESS ||
-                   MPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) != MPI_SUCCESS ||
-                   pthread_create(&async_thread, NULL, async_main, NULL) != 0) {
-            fprintf(stderr, "cartcoll: cannot start the asynchronous progress thread\n");
-            async_state = -1;
         } else {
-            async_state = 1;
+            atomic_store(&async_running, 1); /* before the thread can wait: no signal is lost */
+            if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, async_finalize, &kv, NULL) != MPI_SUCCESS ||
+                MPI_Comm_set_attr(MPI_COMM_SELF, kv, NULL) != MPI_SUCCESS ||
+                pthread_create(&async_thread, NULL, async_main, NULL) != 0) {
+                fprintf(stderr, "cartcoll: cannot start the asynchronous progress thread\n");
+                atomic_store(&async_running, 0);
+                async_state = -1;
+            } else {
+                async_state = 1;
+            }
         }
     }
     int running = async_state == 1;

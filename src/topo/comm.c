@@ -95,22 +95,21 @@ static void unlist_dup(cc_comm *c)
     c->parent = MPI_COMM_NULL;
 }
 
-int cc_comm_finish_dup(cc_comm *c, int *flag)
+int cc_comm_wait(MPI_Request *rq) { return MPI_Wait(rq, MPI_STATUS_IGNORE); }
+
+int cc_comm_finish_dup(cc_comm *c, int (*wait)(MPI_Request *))
 {
-    int rc = MPI_SUCCESS, done = 1;
-    if (c->pending != MPI_REQUEST_NULL) {
-        /* MPICH holds the parent until the idup completes and runs the
-         * parent's delete callback from inside this very call: delete_fn
-         * must then leave this request alone. */
-        c->finishing = 1;
-        rc = flag ? MPI_Test(&c->pending, &done, MPI_STATUS_IGNORE) : MPI_Wait(&c->pending, MPI_STATUS_IGNORE);
-        c->finishing = 0;
-        if (rc == MPI_SUCCESS && done) {
-            MPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
-            unlist_dup(c);
-        }
+    if (c->pending == MPI_REQUEST_NULL) return MPI_SUCCESS;
+    /* MPICH holds the parent until the idup completes and runs the parent's
+     * delete callback from inside this very wait: delete_fn must then leave
+     * this request alone. */
+    c->finishing = 1;
+    int rc = wait(&c->pending);
+    c->finishing = 0;
+    if (rc == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
+        unlist_dup(c);
     }
-    if (flag) *flag = done;
     return rc;
 }
 
@@ -127,7 +126,7 @@ static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra)
         for (d = c->nbh->dups; d && (d->parent != comm || d->finishing); d = d->next_dup) ;
         pthread_mutex_unlock(&c->nbh->lock);
         if (!d) break;
-        cc_comm_finish_dup(d, NULL);
+        cc_comm_finish_dup(d, cc_comm_wait);
     }
     /* Requests may outlive the communicator: keep its error handler for them. */
     if (MPI_Comm_get_errhandler(comm, &c->user_eh) != MPI_SUCCESS) c->user_eh = MPI_ERRHANDLER_NULL;
@@ -151,7 +150,7 @@ void cc_comm_release(cc_comm *c)
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) {
-        cc_comm_finish_dup(c, NULL);
+        cc_comm_finish_dup(c, cc_comm_wait);
         if (c->priv != MPI_COMM_NULL) MPI_Comm_free(&c->priv);
         if (c->user_eh != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&c->user_eh);
     }

@@ -53,10 +53,11 @@ int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who);
 void cc_comm_retain(cc_comm *c);
 void cc_comm_release(cc_comm *c);
 
-/* Complete the pending MPI_Comm_idup of c (MPI_Wait, or MPI_Test with
- * `flag` non-NULL: *flag = 0 while it is not done), so that c->priv can be
- * used.  Returns the MPI error code. */
-int cc_comm_finish_dup(cc_comm *c, int *flag);
+/* Complete the pending MPI_Comm_idup of c with `wait` (cc_comm_wait: plain
+ * MPI_Wait; the request layer passes one that advances other requests
+ * meanwhile), so that c->priv can be used.  Returns the MPI error code. */
+int cc_comm_wait(MPI_Request *rq);
+int cc_comm_finish_dup(cc_comm *c, int (*wait)(MPI_Request *));
 
 /* The tag of a new blocking or non-blocking operation: the next of a
  * counter that every process advances in the same order (take it only once
