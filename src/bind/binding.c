@@ -18,22 +18,10 @@ static int single_basic(MPI_Datatype t, MPI_Datatype *basic, int depth)
         if (*basic == MPI_DATATYPE_NULL) *basic = t;
         return *basic == t;
     }
-    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
-    int ok = ints && aints && types &&
-             MPI_Type_get_contents(t, ni, na, nd, ints, aints, types) == MPI_SUCCESS;
-    if (ok) {
-        for (int j = 0; j < nd; j++) {
-            if (ok && !single_basic(types[j], basic, depth + 1)) ok = 0;
-            int a, b, c, cb;
-            MPI_Type_get_envelope(types[j], &a, &b, &c, &cb);
-            if (cb != MPI_COMBINER_NAMED) MPI_Type_free(&types[j]);
-        }
-    }
-    free(ints);
-    free(aints);
-    free(types);
+    cc_contents k;
+    int ok = cc_contents_get(t, &k);
+    for (int j = 0; ok && j < k.nd; j++) ok = single_basic(k.types[j], basic, depth + 1);
+    cc_contents_free(&k); /* safe after a failed cc_contents_get too */
     return ok;
 }
 

@@ -3,6 +3,7 @@
 #include "bind/typemap.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Facts of one datatype needed to compose its parents. */
 typedef struct tfacts {
@@ -70,12 +71,13 @@ static int type_dense(MPI_Datatype type, int depth)
     default:
         return 0;
     }
-    int *ints = malloc(sizeof(int) * (size_t)(ni + 1));
-    MPI_Aint *aints = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
-    MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
+    cc_contents k;
     run r = { 0, 0, 0 };
     tfacts c;
-    if (ints && aints && types && MPI_Type_get_contents(type, ni, na, nd, ints, aints, types) == MPI_SUCCESS) {
+    if (cc_contents_get(type, &k)) {
+        const int *ints = k.ints;
+        const MPI_Aint *aints = k.aints;
+        const MPI_Datatype *types = k.types;
         r.ok = 1;
         int n = ni > 0 ? ints[0] : 0;
         if (comb != MPI_COMBINER_STRUCT && !tfacts_get(types[0], &c, depth)) r.ok = 0;
@@ -120,16 +122,39 @@ static int type_dense(MPI_Datatype type, int depth)
         default:
             r.ok = 0;
         }
-        for (int j = 0; j < nd; j++) {
-            int a, b, e, cb;
-            if (MPI_Type_get_envelope(types[j], &a, &b, &e, &cb) == MPI_SUCCESS && cb != MPI_COMBINER_NAMED)
-                MPI_Type_free(&types[j]);
-        }
+        cc_contents_free(&k);
     }
-    free(ints);
-    free(aints);
-    free(types);
     return r.ok;
+}
+
+int cc_contents_get(MPI_Datatype type, cc_contents *c)
+{
+    memset(c, 0, sizeof *c);
+    if (MPI_Type_get_envelope(type, &c->ni, &c->na, &c->nd, &c->combiner) != MPI_SUCCESS ||
+        c->combiner == MPI_COMBINER_NAMED)
+        return 0;
+    c->ints = malloc(sizeof(int) * (size_t)(c->ni + 1));
+    c->aints = malloc(sizeof(MPI_Aint) * (size_t)(c->na + 1));
+    c->types = malloc(sizeof(MPI_Datatype) * (size_t)(c->nd + 1));
+    if (c->ints && c->aints && c->types &&
+        MPI_Type_get_contents(type, c->ni, c->na, c->nd, c->ints, c->aints, c->types) == MPI_SUCCESS)
+        return 1;
+    c->nd = 0; /* no child types to free */
+    cc_contents_free(c);
+    return 0;
+}
+
+void cc_contents_free(cc_contents *c)
+{
+    for (int j = 0; j < c->nd; j++) {
+        int a, b, e, cb;
+        if (MPI_Type_get_envelope(c->types[j], &a, &b, &e, &cb) == MPI_SUCCESS && cb != MPI_COMBINER_NAMED)
+            MPI_Type_free(&c->types[j]);
+    }
+    free(c->ints);
+    free(c->aints);
+    free(c->types);
+    memset(c, 0, sizeof *c);
 }
 
 int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti)

@@ -23,4 +23,18 @@ int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti);
  * data is one forward run of count * size bytes, else NULL. */
 char *cc_type_data(char *addr, int count, const cc_typeinfo *ti);
 
+/* A derived datatype's construction (MPI_Type_get_contents) with its
+ * arrays; cc_contents_free frees the arrays and the derived child types
+ * MPI handed out. */
+typedef struct cc_contents {
+    int ni, na, nd, combiner;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;
+} cc_contents;
+
+/* Returns 1 with *c filled, or 0 (predefined type, or failure). */
+int cc_contents_get(MPI_Datatype type, cc_contents *c);
+void cc_contents_free(cc_contents *c);
+
 #endif
