@@ -1,9 +1,9 @@
 #!/bin/sh
 # Install what building and testing cartcoll needs, from Debian's packages,
 # when it is missing: both MPIs (side by side), CMake, a C compiler, make,
-# pkg-config and gnuplot (for cartbench plots).  As root it installs; as
-# another user it uses sudo if that needs no password, and otherwise prints
-# the one command to run and fails.
+# pkg-config, gnuplot (for cartbench plots) and valgrind (a memory-checked
+# test).  As root it installs; as another user it uses sudo if that needs no
+# password, and otherwise prints the one command to run and fails.
 set -eu
 
 missing=""
@@ -20,6 +20,7 @@ need cc gcc
 need make make
 need pkg-config pkg-config
 need gnuplot gnuplot-nox
+need valgrind valgrind
 
 [ -z "$missing" ] && exit 0
 # shellcheck disable=SC2086

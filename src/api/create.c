@@ -120,14 +120,15 @@ static int mismatch(const int differs[NF])
 }
 
 /* Every process passed valid, equal arguments: make the Cartesian
- * communicator, its private duplicate and the agreed cost model, and attach
- * the neighbourhood (taking nbh over).  *cartout is MPI_COMM_NULL for a
+ * communicator, its private duplicate and the agreed cost model (from this
+ * process's model[] = alpha, beta, overhead where a measurement is needed),
+ * and attach the neighbourhood (taking nbh over).  *cartout is MPI_COMM_NULL for a
  * process outside the grid.  Returns MPI_SUCCESS or a raised error code. */
-static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const long long f[NF], cc_nbh *nbh,
-                  MPI_Comm *cartout, int *rank)
+static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const long long f[NF], const double model[3],
+                  cc_nbh *nbh, MPI_Comm *cartout, int *rank)
 {
     MPI_Comm cart = MPI_COMM_NULL, priv = MPI_COMM_NULL;
-    double alpha, beta, overhead;
+    double alpha = model[0], beta = model[1], overhead = model[2];
     int rc = MPI_Cart_create(comm, d, dims, nbh->periods, reorder, &cart);
     if (rc != MPI_SUCCESS) {
         cc_nbh_release(nbh);
@@ -228,7 +229,8 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
 
     MPI_Comm cart = MPI_COMM_NULL;
     int rank = -1;
-    if ((rc = set_up(comm, d, dims, reorder, f, nbh, &cart, &rank)) != MPI_SUCCESS) return rc;
+    const double model[3] = { alpha, beta, overhead };
+    if ((rc = set_up(comm, d, dims, reorder, f, model, nbh, &cart, &rank)) != MPI_SUCCESS) return rc;
     if (cart == MPI_COMM_NULL) { /* this process is outside the grid */
         *cartcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
