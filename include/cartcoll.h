@@ -86,6 +86,11 @@ extern "C" {
 
 #define CART_ALLGATHER 1
 #define CART_ALLTOALL  2
+#define CART_BCAST     3            /* [ortho] collective codes for Cart_schedule_stats */
+#define CART_GATHER    4
+#define CART_SCATTER   5
+#define CART_REDUCE    6
+#define CART_ALLREDUCE 7
 
 #define CART_MANHATTAN 1            /* von Neumann neighbourhoods: sum |n_k| */
 #define CART_CHEBYSHEV 2            /* Moore neighbourhoods: max |n_k| */
@@ -377,6 +382,255 @@ int Cart_test(Cart_request *request, int *flag);
  * (CART_REQUEST_NULL, or an active request: complete it first, as MPI
  * requires for collective requests). */
 int Cart_request_free(Cart_request *request);
+
+/* ------------------------------------------------------------------------
+ * [ortho] Naming (seed 000, Listings 3-6)
+ *
+ * A naming says where a process sits in a d-dimensional grid; it is separate
+ * from who talks to whom.  Named communicators: those given a naming with
+ * Cart_name, those made by MPI_Cart_create (row-major, as MPI lays them out)
+ * and those made by Cart_neighborhood_create; a Cart_name naming takes
+ * precedence.  Namings are local and cached on the communicator; a
+ * Cart_name naming is never inherited by MPI_Comm_dup, MPI_Comm_split or any
+ * other constructor (a duplicate of an MPI_Cart_create or
+ * Cart_neighborhood_create communicator is named by the Cartesian topology
+ * MPI copies to it).  Distributed graphs and inter-communicators are never
+ * named.  The [core] relative helpers (Cart_relative_rank,
+ * Cart_relative_coordinates, Cart_relative_shift) accept every named
+ * communicator too, in its layout, with MPI_PROC_NULL at positions without a
+ * process.
+ *
+ * Errors common to the functions below: MPI_ERR_COMM (MPI_COMM_NULL, or an
+ * inter-communicator where a naming is needed), MPI_ERR_TOPOLOGY (comm is
+ * not named), MPI_ERR_ARG (a NULL array or output where one is used),
+ * MPI_ERR_RANK (a rank without a position: negative, >= the grid's size or
+ * >= the communicator's size).  A failed call changes no output and no
+ * naming.
+ * ------------------------------------------------------------------------ */
+
+/* Attach a naming to comm (local, no new communicator, no reordering): a
+ * grid of d >= 1 dimensions of sizes order[k] >= 1, periodic where
+ * periods[k], ranks laid out CART_ROW_MAJOR (last coordinate fastest, as
+ * MPI_Cart_create) or CART_COL_MAJOR (first fastest).  *size = product of
+ * order (at most INT_MAX).  The grid may be larger or smaller than the
+ * communicator: positions without a process have rank MPI_PROC_NULL, ranks
+ * beyond the grid have no coordinates.  Naming a named communicator
+ * replaces the naming (the naming functions then use the new one; an MPI
+ * topology or neighbourhood, which decide what collectives mean, stays as
+ * it is).  Errors: MPI_ERR_COMM (null or inter-communicator), MPI_ERR_DIMS
+ * (d < 1), MPI_ERR_ARG (bad dimorder, a size < 1, order, periods or size
+ * NULL, product beyond INT_MAX). */
+int Cart_name(MPI_Comm comm, int d, int dimorder, const int order[], const int periods[], int *size);
+
+/* Local query: *flag true when comm is named; then *d and *size give the
+ * dimensions and number of grid positions; -1 both when unnamed (also for
+ * inter-communicators).  Any output may be NULL.  Errors: MPI_ERR_COMM
+ * (MPI_COMM_NULL). */
+int Cart_test_name(MPI_Comm comm, int *flag, int *d, int *size);
+
+/* The naming of comm: *dimorder (CART_ROW_MAJOR for MPI_Cart_create and
+ * Cart_neighborhood_create communicators), and the first min(d, maxd) sizes
+ * and periodicity flags (0 or 1; either array may be NULL when maxd is 0).
+ * Errors: MPI_ERR_ARG (maxd < 0, dimorder NULL). */
+int Cart_get(MPI_Comm comm, int *dimorder, int maxd, int order[], int periods[]);
+
+/* Rank of the process at coordinates[d]: periodic coordinates wrap (any
+ * integer), a coordinate off a non-periodic dimension or a position beyond
+ * the communicator gives MPI_PROC_NULL. */
+int Cart_rank(MPI_Comm comm, const int coordinates[], int *rank);
+
+/* Coordinates (d ints) of rank; MPI_ERR_RANK when rank has no position in
+ * the grid (negative, >= the grid's size or >= the communicator's size). */
+int Cart_coordinates(MPI_Comm comm, int rank, int coordinates[]);
+
+/* n >= 0 coordinate vectors (n*d ints) to n ranks at once, as Cart_rank.
+ * The arrays may be NULL when n is 0. */
+int Cart_allranks(MPI_Comm comm, int n, const int coordinates[], int ranks[]);
+
+/* n >= 0 offset vectors (n*d ints) relative to rank `source` to n ranks:
+ * ranks[i] = Cart_rank(coordinates(source) + relatives[i*d..]) (computed
+ * without overflow).  MPI_ERR_RANK when source has no position. */
+int Cart_allranks_relative(MPI_Comm comm, int source, int n, const int relatives[], int ranks[]);
+
+/* The offset vectors of Cart_stencil(d, metric, shadow, depth), in that
+ * order, without those leading from `rank` off a non-periodic dimension
+ * (vectors that lead to a position without a process are kept; their rank
+ * is MPI_PROC_NULL): Cart_neighbors_count counts them, Cart_neighbors
+ * stores them (d ints each) into relatives, which may be NULL when there
+ * are none.  d is the naming's.  Errors: MPI_ERR_RANK (rank without a
+ * position), MPI_ERR_ARG (bad metric, depth < 0, shadow < 0 or shadow >
+ * depth, a stencil of more than INT_MAX vectors, maxcount smaller than
+ * the count, count or relatives NULL), MPI_ERR_DIMS (a naming of 0
+ * dimensions: MPI_Cart_create with ndims = 0). */
+int Cart_neighbors_count(MPI_Comm comm, int rank, int metric, int shadow, int depth, int *count);
+int Cart_neighbors(MPI_Comm comm, int rank, int metric, int shadow, int depth, int maxcount, int relatives[]);
+
+/* Collective over comm (every process passes the same naming): split a named
+ * communicator like MPI_Cart_sub -- remain_dims[k] true keeps dimension k --
+ * keeping the relative order of the processes: one part per position in
+ * the removed dimensions, ranked there by the position in the kept ones.
+ * The result is unnamed and has no topology; processes outside the grid
+ * get MPI_COMM_NULL.  Arguments are checked locally (as MPI does): an
+ * error on some processes only leaves the others waiting. */
+int Cart_create_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *subcomm);
+
+/* A new fully connected intra-communicator over the group of comm (the
+ * local group of an inter-communicator) in the same rank order, without
+ * topology or naming; the caller frees it.  Any communicator: plain,
+ * named, Cartesian, graph or inter.  Collective over comm's (local) group
+ * only.  For an inter-communicator it is made from MPI_COMM_WORLD
+ * (MPI_Comm_create_group, tag 31415): its local group must lie in
+ * MPI_COMM_WORLD, else MPI_ERR_UNSUPPORTED_OPERATION (dynamic processes).
+ * Errors: MPI_ERR_COMM (MPI_COMM_NULL), MPI_ERR_ARG (basecomm NULL). */
+int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
+
+/* ------------------------------------------------------------------------
+ * [ortho] One interface set for every communicator (seed 000 sections 2, 3)
+ *
+ * Every Cart_ collective works on every communicator; its structure decides
+ * the meaning:
+ *   - from Cart_neighborhood_create, or a graph detected as Cartesian:
+ *     Cartesian neighbourhood meaning, message-combining schedules;
+ *   - a distributed graph: the MPI standard's neighbourhood meaning, blocks
+ *     in the graph's neighbour order;
+ *   - MPI_Cart_create: MPI's neighbourhood meaning on Cartesian
+ *     communicators (the 2d neighbours -1, +1 of each dimension in turn,
+ *     MPI_PROC_NULL off a mesh; on periodic dimensions of size 1 and 2 the
+ *     block sent towards +1 arrives in the receiver's -1 block, as MPI-4.1
+ *     specifies), run with Cartesian schedules;
+ *   - an intra-communicator without topology (named or not): the global MPI
+ *     collective of the same name;
+ *   - an inter-communicator: the MPI inter-communicator collective.
+ * What a communicator is gets decided the first time a Cart_ call meets it
+ * and is cached on it.  With global meaning the call is MPI's own
+ * collective: a persistent Cart_X_init starts MPI's non-blocking MPI_IX at
+ * each Cart_start (which then allocates inside MPI; MPI-4's MPI_X_init is
+ * not used because MPICH 4.0's persistent gather, scatter and allgather
+ * deliver wrong data).  Non-blocking and persistent calls keep copies of
+ * the argument arrays and of derived datatypes, so those may be changed or
+ * freed when the call returns -- except on inter-communicators, where they
+ * must stay valid until the request completes (non-blocking) or is freed
+ * (persistent).  Requests of every kind mix freely in
+ * Cart_waitall/Cart_startall.
+ *
+ * Neighbourhood meaning of the collectives below (in-neighbours src[j],
+ * out-neighbours dst[i], one contribution per edge): barrier returns once
+ * every in-neighbour entered it; bcast sends the root's buffer to the root's
+ * out-neighbours; gather(v) fills block j of the root's receive buffer from
+ * src[j]; scatter(v) sends block i of the root's send buffer to dst[i];
+ * reduce combines at the root the send buffers of its in-neighbours;
+ * allreduce does that at every process at once.  A process with no
+ * contribution leaves its receive buffer untouched.  Non-commutative
+ * operations are applied in neighbour order j = 0, 1, ...  Reduce_scatter
+ * and the scans are MPI_ERR_TOPOLOGY on neighbourhood communicators.
+ *
+ * Status of this release: global and inter-communicator meaning of every
+ * collective; neighbourhood meaning of the six [core] collectives on every
+ * communicator with a topology (Cart_neighborhood_create and MPI_Cart_create:
+ * Cartesian schedules; distributed graphs and MPI-1 graphs: one message per
+ * edge, in the graph's block order, repeated edges matched as MPI defines).
+ * The other collectives with neighbourhood meaning return
+ * MPI_ERR_UNSUPPORTED_OPERATION with a message saying so; graphs are not
+ * yet detected as Cartesian (see the README's status table).
+ * ------------------------------------------------------------------------ */
+
+int Cart_barrier(MPI_Comm comm);
+int Cart_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int Cart_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int Cart_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int Cart_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int Cart_scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int Cart_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm);
+int Cart_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm);
+int Cart_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm);
+int Cart_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm);
+int Cart_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int Cart_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+
+/* Non-blocking forms: the same arguments plus a trailing request. */
+int Cart_ibarrier(MPI_Comm comm, Cart_request *request);
+int Cart_ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                Cart_request *request);
+int Cart_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Cart_request *request);
+int Cart_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  Cart_request *request);
+int Cart_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Cart_request *request);
+int Cart_iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   Cart_request *request);
+int Cart_ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, Cart_request *request);
+int Cart_iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, Cart_request *request);
+int Cart_ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, Cart_request *request);
+int Cart_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, Cart_request *request);
+int Cart_iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               Cart_request *request);
+int Cart_iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, Cart_request *request);
+
+/* Persistent forms: the same arguments plus trailing info and request
+ * (start with Cart_start, free with Cart_request_free). */
+int Cart_barrier_init(MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Info info, Cart_request *request);
+int Cart_gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     Cart_request *request);
+int Cart_gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                      Cart_request *request);
+int Cart_scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                     int root, MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                        MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             Cart_request *request);
+int Cart_scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                     MPI_Comm comm, MPI_Info info, Cart_request *request);
+
+/* ------------------------------------------------------------------------
+ * [ortho] Detection of Cartesian graphs
+ *
+ * Same arguments and result as MPI_Dist_graph_create_adjacent and
+ * MPI_Dist_graph_create: an MPI distributed-graph communicator on which
+ * every MPI query works.  Cart_ collectives on it have the MPI standard's
+ * neighbourhood meaning; when the graph is Cartesian with respect to the
+ * naming of comm_old, cartcoll runs them with Cartesian schedules while
+ * keeping the graph's block order (the check is collective and costs a
+ * constant number of small reductions).
+ * ------------------------------------------------------------------------ */
+int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree, const int destinations[],
+                                    const int destweights[], MPI_Info info, int reorder,
+                                    MPI_Comm *comm_dist_graph);
+int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], MPI_Info info, int reorder,
+                           MPI_Comm *comm_dist_graph);
 
 /* ------------------------------------------------------------------------
  * Automatic choice (cartcoll_algorithm = auto, the default)

@@ -3,6 +3,7 @@
  * pipeline: checks, choice, plan(s), request. */
 #include "cartcoll.h"
 
+#include "api/front.h"
 #include "bind/binding.h"
 #include "choose/choose.h"
 #include "req/agree.h"
@@ -11,39 +12,16 @@
 #include "exec/plan.h"
 #include "exec/plancache.h"
 #include "req/request.h"
+#include "topo/kind.h"
 
 #include <stdio.h>
 #include <string.h>
-
-enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT };
 
 _Static_assert(CC_ALLGATHER == CART_ALLGATHER && CC_ALLTOALL == CART_ALLTOALL, "collective codes");
 _Static_assert(CC_DIRECT == CART_ALGORITHM_DIRECT && CC_COMBINING == CART_ALGORITHM_COMBINING &&
                CC_TORUS == CART_ALGORITHM_TORUS && CC_AUTO == CART_ALGORITHM_AUTO, "algorithm codes");
 
 /* ---- argument checks --------------------------------------------------- */
-
-/* A datatype usable for communication: not null, committed.  An uncommitted
- * type makes a zero-count MPI_Pack fail on every MPI we know; the private
- * communicator returns that error instead of aborting. */
-static int check_type(MPI_Comm priv, MPI_Datatype t)
-{
-    if (t == MPI_DATATYPE_NULL) return 1;
-    int ni, na, nd, comb;
-    if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED)
-        return 0; /* predefined types are always committed (and the probe costs ~1k instructions) */
-    char b = 0;
-    int pos = 0;
-    return MPI_Pack(&b, 0, t, &b, 0, &pos, priv) != MPI_SUCCESS ? 2 : 0;
-}
-
-static int type_error(const char *who, const char *name, int index, int why)
-{
-    char where[24] = "";
-    if (index >= 0) snprintf(where, sizeof where, "[%d]", index);
-    return cc_error_code(MPI_ERR_TYPE, "%s: %s%s is %s", who, name, where,
-                    why == 1 ? "MPI_DATATYPE_NULL" : "not a committed datatype (call MPI_Type_commit)");
-}
 
 /* Checks of one side's description (counts, displacements, types). */
 static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side, int t)
@@ -53,15 +31,15 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
     char name[32];
     if (send && a->collective == CC_ALLGATHER) {
         if (a->sendcount < 0) return cc_error_code(MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
-        int why = check_type(priv, a->sendtype);
-        return why ? type_error(who, "sendtype", -1, why) : MPI_SUCCESS;
+        int why = cc_type_usable(priv, a->sendtype);
+        return why ? cc_type_error(who, "sendtype", -1, why) : MPI_SUCCESS;
     }
     if (a->variant == CC_REGULAR) {
         int c = send ? a->sendcount : a->recvcount;
         if (c < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
         snprintf(name, sizeof name, "%stype", sname);
-        int why = check_type(priv, send ? a->sendtype : a->recvtype);
-        return why ? type_error(who, name, -1, why) : MPI_SUCCESS;
+        int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
+        return why ? cc_type_error(who, name, -1, why) : MPI_SUCCESS;
     }
     const int *counts = send ? a->sendcounts : a->recvcounts;
     const void *displs = a->variant == CC_VECTOR ? (const void *)(send ? a->sdispls : a->rdispls)
@@ -78,14 +56,14 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
             return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
     if (a->variant == CC_VECTOR) {
         snprintf(name, sizeof name, "%stype", sname);
-        int why = check_type(priv, send ? a->sendtype : a->recvtype);
-        return why ? type_error(who, name, -1, why) : MPI_SUCCESS;
+        int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
+        return why ? cc_type_error(who, name, -1, why) : MPI_SUCCESS;
     }
     snprintf(name, sizeof name, "%stypes", sname);
     for (int i = 0; i < t; i++) {
         if (i > 0 && types[i] == types[i - 1]) continue;
-        int why = check_type(priv, types[i]);
-        if (why) return type_error(who, name, i, why);
+        int why = cc_type_usable(priv, types[i]);
+        if (why) return cc_type_error(who, name, i, why);
     }
     return MPI_SUCCESS;
 }
@@ -98,21 +76,23 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
      * byte displacements (MPI_Get_address); never with a predefined type
      * at a displacement counted in extents. */
     int send_abs = a->variant == CC_W && a->collective == CC_ALLTOALL, recv_abs = a->variant == CC_W;
+    for (int i = 0; i < b->nsend; i++)
+        if (!a->sendbuf && b->send[i].bytes > 0 && b->send[i].named && !send_abs)
+            return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who, i,
+                                 (long long)b->send[i].bytes);
     for (int i = 0; i < n->t; i++) {
         const cc_blk *sb = &b->send[b->nsend > 1 ? i : 0], *rb = &b->recv[i];
-        if (!a->sendbuf && sb->bytes > 0 && sb->named && !send_abs)
-            return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
-                                 b->nsend > 1 ? i : 0, (long long)sb->bytes);
+        int ri = n->rperm ? n->rperm[i] : i; /* the caller's index of receive block i */
         if (!a->recvbuf && rb->bytes > 0 && rb->named && !recv_abs)
-            return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, i,
+            return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, ri,
                                  (long long)rb->bytes);
         /* Block i has one type signature everywhere: locally, the send block
-         * and the receive block agree in size. */
-        if (!n->dead[i] && sb->bytes != rb->bytes)
+         * and the receive block agree in size (graphs: different edges). */
+        if (!n->graph && !n->dead[i] && sb->bytes != rb->bytes)
             return cc_error_code(MPI_ERR_ARG,
                                  "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
                                  "the same type signature on the sending and the receiving side",
-                                 who, b->nsend > 1 ? i : 0, (long long)sb->bytes, i, (long long)rb->bytes);
+                                 who, b->nsend > 1 ? i : 0, (long long)sb->bytes, ri, (long long)rb->bytes);
     }
     return MPI_SUCCESS;
 }
@@ -121,7 +101,7 @@ static int check_args(MPI_Comm priv, const char *who, const cc_args *a, const cc
 {
     if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
         return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
-    int rc = check_side(priv, who, a, CC_SIDE_SEND, n->t);
+    int rc = check_side(priv, who, a, CC_SIDE_SEND, n->graph ? n->outdeg : n->t);
     if (rc == MPI_SUCCESS) rc = check_side(priv, who, a, CC_SIDE_RECV, n->t);
     return rc;
 }
@@ -158,7 +138,7 @@ static int run_blocking(MPI_Comm comm, const char *who, cc_plan *p)
  * MPI_SUCCESS or an error code (not raised). */
 static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_blocks **blocks)
 {
-    int rc = cc_blocks_new(a, n->t, blocks);
+    int rc = cc_blocks_new(a, n->graph ? n->outdeg : n->t, n->t, n->rperm, blocks);
     if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
     if ((rc = check_blocks(who, a, n, *blocks)) != MPI_SUCCESS) {
         cc_blocks_release(*blocks);
@@ -178,8 +158,8 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
     int rc = MPI_SUCCESS;
     cc_candidates cand;
     *nplans = 0;
-    if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == MODE_PERSISTENT,
-                        mode == MODE_PERSISTENT || cacheable, &cand)) != CC_OK)
+    if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == CC_MODE_PERSISTENT,
+                        mode == CC_MODE_PERSISTENT || cacheable, &cand)) != CC_OK)
         return status_code(who, rc);
     for (int i = 0; i < cand.n; i++) {
         const cc_schedule *s;
@@ -191,7 +171,7 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
             break;
         }
         rc = cc_plan_create(&plans[*nplans], s, l, blocks, cand.c[i].algorithm, cand.c[i].executor,
-                            mode == MODE_PERSISTENT, priv, tag);
+                            mode == CC_MODE_PERSISTENT, priv, tag);
         if (rc != MPI_SUCCESS) {
             rc = cc_error_mpi_code(rc, who);
             break;
@@ -222,9 +202,9 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
 {
     cc_plan *plans[CC_MAX_CANDIDATES];
     int nplans = 0, rc = MPI_SUCCESS, cacheable = 0;
-    if (mode != MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
+    if (mode != CC_MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
-    if (rc == MPI_SUCCESS) cacheable = cc_plancache_eligible(a, cs->nbh->t);
+    if (rc == MPI_SUCCESS) cacheable = !cs->nbh->graph && cc_plancache_eligible(a, cs->nbh->t);
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
     if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
@@ -238,7 +218,7 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
         }
     }
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (mode == MODE_BLOCKING) {
+    if (mode == CC_MODE_BLOCKING) {
         plans[0]->tag = cc_comm_tag(cs);
         return run_blocking(comm, who, plans[0]);
     }
@@ -279,7 +259,7 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     if (want.async) cc_progress_async_start();
     cc_plan *plans[CC_MAX_CANDIDATES];
     int nplans = 0;
-    rc = plan_call(who, a, cs, priv, MODE_PERSISTENT, 0, want, tag, blocks, plans, &nplans);
+    rc = plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, tag, blocks, plans, &nplans);
     cc_blocks_release(blocks);
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {
@@ -291,15 +271,20 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     return MPI_SUCCESS;
 }
 
+/* Dispatch on what the communicator is (api/front.h). */
 static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info,
                       Cart_request *request)
 {
     cc_comm *cs;
     MPI_Comm priv;
-    int rc = cc_comm_get(comm, &cs, who);
+    int kind;
+    int rc = cc_kind_of(comm, &kind, &cs, who);
+    if (rc == MPI_SUCCESS && (kind == CC_KIND_PLAIN || kind == CC_KIND_INTER))
+        return cc_global_core(who, a, comm, kind == CC_KIND_INTER, mode, info, request);
+    if (rc == MPI_SUCCESS && (kind == CC_KIND_CART || kind == CC_KIND_GRAPH)) rc = cc_adopt(comm, kind, &cs, who);
     if (rc == MPI_SUCCESS) rc = cc_comm_ready(cs, who, &priv);
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (mode == MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
+    if (mode == CC_MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
     return transient(who, a, comm, cs, priv, mode, request);
 }
 
@@ -350,7 +335,7 @@ int Cart_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
 {
     ALLGATHER_REGULAR;
-    return collective("Cart_allgather", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    return collective("Cart_allgather", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -358,7 +343,7 @@ int Cart_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     MPI_Datatype recvtype, MPI_Comm cartcomm)
 {
     ALLGATHER_VECTOR;
-    return collective("Cart_allgatherv", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    return collective("Cart_allgatherv", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -366,14 +351,14 @@ int Cart_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
 {
     ALLGATHER_W;
-    return collective("Cart_allgatherw", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    return collective("Cart_allgatherw", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
 {
     ALLTOALL_REGULAR;
-    return collective("Cart_alltoall", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    return collective("Cart_alltoall", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -381,7 +366,7 @@ int Cart_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm)
 {
     ALLTOALL_VECTOR;
-    return collective("Cart_alltoallv", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    return collective("Cart_alltoallv", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -389,7 +374,7 @@ int Cart_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint s
                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
 {
     ALLTOALL_W;
-    return collective("Cart_alltoallw", &a, cartcomm, MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    return collective("Cart_alltoallw", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -397,7 +382,7 @@ int Cart_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     Cart_request *request)
 {
     ALLGATHER_REGULAR;
-    return collective("Cart_iallgather", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    return collective("Cart_iallgather", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -405,7 +390,7 @@ int Cart_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request)
 {
     ALLGATHER_VECTOR;
-    return collective("Cart_iallgatherv", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    return collective("Cart_iallgatherv", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iallgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -413,7 +398,7 @@ int Cart_iallgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_request *request)
 {
     ALLGATHER_W;
-    return collective("Cart_iallgatherw", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    return collective("Cart_iallgatherw", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -421,7 +406,7 @@ int Cart_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                    Cart_request *request)
 {
     ALLTOALL_REGULAR;
-    return collective("Cart_ialltoall", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    return collective("Cart_ialltoall", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -430,7 +415,7 @@ int Cart_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     Cart_request *request)
 {
     ALLTOALL_VECTOR;
-    return collective("Cart_ialltoallv", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    return collective("Cart_ialltoallv", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ialltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -439,7 +424,7 @@ int Cart_ialltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint 
                     Cart_request *request)
 {
     ALLTOALL_W;
-    return collective("Cart_ialltoallw", &a, cartcomm, MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    return collective("Cart_ialltoallw", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -447,7 +432,7 @@ int Cart_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Info info, Cart_request *request)
 {
     ALLGATHER_REGULAR;
-    return collective("Cart_allgather_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+    return collective("Cart_allgather_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -456,7 +441,7 @@ int Cart_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          Cart_request *request)
 {
     ALLGATHER_VECTOR;
-    return collective("Cart_allgatherv_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+    return collective("Cart_allgatherv_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -465,7 +450,7 @@ int Cart_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          Cart_request *request)
 {
     ALLGATHER_W;
-    return collective("Cart_allgatherw_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+    return collective("Cart_allgatherw_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -473,7 +458,7 @@ int Cart_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        MPI_Info info, Cart_request *request)
 {
     ALLTOALL_REGULAR;
-    return collective("Cart_alltoall_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+    return collective("Cart_alltoall_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -482,7 +467,7 @@ int Cart_alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
                         MPI_Info info, Cart_request *request)
 {
     ALLTOALL_VECTOR;
-    return collective("Cart_alltoallv_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+    return collective("Cart_alltoallv_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -491,5 +476,5 @@ int Cart_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_A
                         MPI_Info info, Cart_request *request)
 {
     ALLTOALL_W;
-    return collective("Cart_alltoallw_init", &a, cartcomm, MODE_PERSISTENT, info, request);
+    return collective("Cart_alltoallw_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
 }

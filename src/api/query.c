@@ -5,6 +5,7 @@
 #include "choose/choose.h"
 #include "base/errors.h"
 #include "topo/comm.h"
+#include "topo/naming.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -17,6 +18,9 @@ static int get_nbh(MPI_Comm comm, const char *who, cc_nbh **out)
     *out = NULL;
     int rc = cc_comm_get(comm, &c, who);
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    if (c->nbh->graph)
+        return cc_error(comm, MPI_ERR_TOPOLOGY, "%s: the communicator is a graph that is not Cartesian (query it "
+                        "with MPI_Dist_graph_neighbors)", who);
     *out = c->nbh;
     return MPI_SUCCESS;
 }
@@ -75,71 +79,13 @@ int Cart_neighborhood_get(MPI_Comm cartcomm, int maxt, int relatives[], int weig
     return MPI_SUCCESS;
 }
 
-/* ---- relative helpers: any communicator with a Cartesian layout -------- */
+/* ---- relative helpers: every named communicator (topo/naming.h) ------- */
 
-typedef struct layout {
-    cc_grid g;
-    int *dims, *periods, *coords; /* owned when the layout came from MPI_Cart_get */
-} layout;
-
-static void layout_free(layout *l)
+/* The naming of comm and the coordinates of `rank`, or raise. */
+static int named_at(MPI_Comm comm, const char *who, int rank, cc_naming **n, int **coords)
 {
-    free(l->dims);
-    free(l->periods);
-    free(l->coords);
-}
-
-static int get_layout(MPI_Comm comm, const char *who, layout *l)
-{
-    memset(l, 0, sizeof *l);
-    cc_comm *c;
-    int rc = cc_comm_get(comm, &c, who);
-    if (rc == MPI_SUCCESS) {
-        l->g = c->nbh->grid;
-        return MPI_SUCCESS;
-    }
-    if (cc_error_class(rc) == MPI_ERR_COMM) return cc_error_raise(comm, rc);
-    int status = MPI_UNDEFINED, d = 0;
-    if (MPI_Topo_test(comm, &status) != MPI_SUCCESS || status != MPI_CART || MPI_Cartdim_get(comm, &d) != MPI_SUCCESS)
-        return cc_error(comm, MPI_ERR_TOPOLOGY,
-                        "%s: the communicator has no Cartesian layout (use Cart_neighborhood_create or "
-                        "MPI_Cart_create)", who);
-    l->dims = malloc(sizeof(int) * (size_t)(d + 1));
-    l->periods = malloc(sizeof(int) * (size_t)(d + 1));
-    l->coords = malloc(sizeof(int) * (size_t)(d + 1));
-    if (!l->dims || !l->periods || !l->coords) {
-        layout_free(l);
-        return cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
-    }
-    rc = MPI_Cart_get(comm, d, l->dims, l->periods, l->coords);
-    if (rc != MPI_SUCCESS) {
-        layout_free(l);
-        return cc_error_mpi(comm, rc, who);
-    }
-    l->g.d = d;
-    l->g.size = 1;
-    for (int k = 0; k < d; k++) l->g.size *= l->dims[k];
-    l->g.dims = l->dims;
-    l->g.periods = l->periods;
-    return MPI_SUCCESS;
-}
-
-/* Layout plus coordinates of `rank`, checking it lies in the grid. */
-static int layout_rank(MPI_Comm comm, const char *who, int rank, layout *l, int **coords)
-{
-    int rc = get_layout(comm, who, l);
-    if (rc != MPI_SUCCESS) return rc;
-    if (rank < 0 || rank >= l->g.size) {
-        layout_free(l);
-        return cc_error(comm, MPI_ERR_RANK, "%s: rank %d is not in the grid of %d processes", who, rank, l->g.size);
-    }
-    *coords = malloc(sizeof(int) * (size_t)(l->g.d + 1));
-    if (!*coords) {
-        layout_free(l);
-        return cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
-    }
-    cc_grid_coords(&l->g, rank, *coords);
-    return MPI_SUCCESS;
+    int rc = cc_naming_at(comm, who, rank, n, coords);
+    return rc == MPI_SUCCESS ? rc : cc_error_raise(comm, rc);
 }
 
 static int proc(int r) { return r == CC_NONE ? MPI_PROC_NULL : r; }
@@ -147,51 +93,52 @@ static int proc(int r) { return r == CC_NONE ? MPI_PROC_NULL : r; }
 int Cart_relative_rank(MPI_Comm comm, int rank, const int relative[], int *dest)
 {
     static const char *const who = "Cart_relative_rank";
-    layout l;
-    int *c, rc = layout_rank(comm, who, rank, &l, &c);
+    cc_naming *n;
+    int *c, rc = named_at(comm, who, rank, &n, &c);
     if (rc != MPI_SUCCESS) return rc;
     if (!relative || !dest) rc = cc_error(comm, MPI_ERR_ARG, "%s: relative and dest must not be NULL", who);
-    else *dest = proc(cc_grid_shift(&l.g, c, relative, +1));
+    else *dest = proc(cc_naming_shift(n, c, relative, +1));
     free(c);
-    layout_free(&l);
+    cc_naming_free(n);
     return rc;
 }
 
 int Cart_relative_shift(MPI_Comm comm, int rank, const int relative[], int *inrank, int *outrank)
 {
     static const char *const who = "Cart_relative_shift";
-    layout l;
-    int *c, rc = layout_rank(comm, who, rank, &l, &c);
+    cc_naming *n;
+    int *c, rc = named_at(comm, who, rank, &n, &c);
     if (rc != MPI_SUCCESS) return rc;
     if (!relative || !inrank || !outrank) {
         rc = cc_error(comm, MPI_ERR_ARG, "%s: relative, inrank and outrank must not be NULL", who);
     } else {
-        *outrank = proc(cc_grid_shift(&l.g, c, relative, +1));
-        *inrank = proc(cc_grid_shift(&l.g, c, relative, -1));
+        *outrank = proc(cc_naming_shift(n, c, relative, +1));
+        *inrank = proc(cc_naming_shift(n, c, relative, -1));
     }
     free(c);
-    layout_free(&l);
+    cc_naming_free(n);
     return rc;
 }
 
 int Cart_relative_coordinates(MPI_Comm comm, int rank, int dest, int relative[])
 {
     static const char *const who = "Cart_relative_coordinates";
-    layout l;
-    int *c, rc = layout_rank(comm, who, rank, &l, &c);
+    cc_naming *n;
+    int *c, rc = named_at(comm, who, rank, &n, &c);
     if (rc != MPI_SUCCESS) return rc;
-    int *dc = malloc(sizeof(int) * (size_t)(l.g.d + 1));
+    int *dc = malloc(sizeof(int) * ((size_t)n->grid.d + 1));
     if (!dc) rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
-    else if (dest < 0 || dest >= l.g.size)
-        rc = cc_error(comm, MPI_ERR_RANK, "%s: dest %d is not in the grid of %d processes", who, dest, l.g.size);
+    else if (!cc_naming_placed(n, dest))
+        rc = cc_error(comm, MPI_ERR_RANK, "%s: dest %d has no position in the grid (%d positions, %d processes)", who,
+                      dest, n->grid.size, n->nprocs);
     else if (!relative) rc = cc_error(comm, MPI_ERR_ARG, "%s: relative is NULL", who);
     else {
-        cc_grid_coords(&l.g, dest, dc);
-        cc_grid_relative(&l.g, c, dc, relative);
+        cc_grid_coords(&n->grid, dest, dc);
+        cc_grid_relative(&n->grid, c, dc, relative);
     }
     free(dc);
     free(c);
-    layout_free(&l);
+    cc_naming_free(n);
     return rc;
 }
 

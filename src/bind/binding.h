@@ -67,9 +67,10 @@ typedef struct cc_blocks {
     int nowned;
 } cc_blocks;
 
-/* Describe the blocks of call `a` on t neighbours.  Returns MPI_SUCCESS or
- * an MPI error class. */
-int cc_blocks_new(const cc_args *a, int t, cc_blocks **out);
+/* Describe the blocks of call `a` with tsend out-neighbours and t
+ * in-neighbours (equal but on graphs); recv[i] is the caller's receive
+ * block rperm[i] (NULL: i).  Returns MPI_SUCCESS or an MPI error class. */
+int cc_blocks_new(const cc_args *a, int tsend, int t, const int *rperm, cc_blocks **out);
 void cc_blocks_release(cc_blocks *b);
 
 typedef struct cc_binding {

@@ -1,6 +1,9 @@
 /* Type maps: facts about datatypes, and whether a type's map runs forward
  * through memory (decided from its construction). */
 #include "bind/typemap.h"
+#include "base/errors.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -182,3 +185,22 @@ char *cc_type_data(char *addr, int count, const cc_typeinfo *ti)
     return addr + ti->true_lb;
 }
 
+
+int cc_type_usable(MPI_Comm probe, MPI_Datatype t)
+{
+    if (t == MPI_DATATYPE_NULL) return 1;
+    int ni, na, nd, comb;
+    if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED)
+        return 0; /* predefined types are always committed (and the probe costs ~1k instructions) */
+    char b = 0;
+    int pos = 0;
+    return MPI_Pack(&b, 0, t, &b, 0, &pos, probe) != MPI_SUCCESS ? 2 : 0;
+}
+
+int cc_type_error(const char *who, const char *name, int index, int why)
+{
+    char where[24] = "";
+    if (index >= 0) snprintf(where, sizeof where, "[%d]", index);
+    return cc_error_code(MPI_ERR_TYPE, "%s: %s%s is %s", who, name, where,
+                         why == 1 ? "MPI_DATATYPE_NULL" : "not a committed datatype (call MPI_Type_commit)");
+}

@@ -37,4 +37,12 @@ typedef struct cc_contents {
 int cc_contents_get(MPI_Datatype type, cc_contents *c);
 void cc_contents_free(cc_contents *c);
 
+/* Whether t can be used for communication: 0 yes, 1 MPI_DATATYPE_NULL, 2
+ * not committed.  `probe` is a communicator with MPI_ERRORS_RETURN (an
+ * uncommitted type makes a zero-count MPI_Pack fail on every MPI we know).
+ * cc_type_error turns a non-zero answer into an error code of class
+ * MPI_ERR_TYPE about argument name[index] (index < 0: no index). */
+int cc_type_usable(MPI_Comm probe, MPI_Datatype t);
+int cc_type_error(const char *who, const char *name, int index, int why);
+
 #endif

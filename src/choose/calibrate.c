@@ -48,6 +48,16 @@ int cc_model_local(double *alpha, double *beta, double *overhead, int *need)
     return MPI_SUCCESS;
 }
 
+int cc_model_fixed(double *alpha, double *beta, double *overhead)
+{
+    int sa, sb;
+    *alpha = *beta = *overhead = -1;
+    int rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", beta, &sb);
+    cc_model_defaults(alpha, beta, overhead);
+    return rc;
+}
+
 void cc_model_defaults(double *alpha, double *beta, double *overhead)
 {
     if (!(*alpha > 0)) *alpha = CC_DEFAULT_ALPHA;

@@ -28,6 +28,11 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
 {
     double cost[4] = { 0 };
     int algs[2], nalg = 0;
+    if (n->graph) { /* one message per edge: nothing to choose */
+        out->n = 1;
+        out->c[0] = (cc_choice){ CC_DIRECT, want.executor != CC_EXEC_AUTO ? want.executor : CC_EXEC_DATATYPE, 0 };
+        return CC_OK;
+    }
     if (want.algorithm != CC_AUTO) {
         algs[nalg++] = want.algorithm;
     } else {

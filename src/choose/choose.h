@@ -17,6 +17,12 @@
  * value), not raised. */
 int cc_model_local(double *alpha, double *beta, double *overhead, int *need);
 
+/* Model values every process knows without communicating: CARTCOLL_ALPHA
+ * and CARTCOLL_BETA, else the defaults (for neighbourhoods set up without
+ * a collective call: MPI_Cart_create communicators).  Returns MPI_SUCCESS
+ * or an error code (bad environment value; the defaults are then set). */
+int cc_model_fixed(double *alpha, double *beta, double *overhead);
+
 /* Defaults for model values that are still unknown (<= 0). */
 void cc_model_defaults(double *alpha, double *beta, double *overhead);
 

@@ -1,15 +1,22 @@
 #include "geom/geometry.h"
 
+/* The dimension at place i, slowest first: one loop serves both layouts. */
+static int dim_at(const cc_grid *g, int i) { return g->colmajor ? g->d - 1 - i : i; }
+
 int cc_grid_rank(const cc_grid *g, const int coords[])
 {
     int r = 0;
-    for (int k = 0; k < g->d; k++) r = r * g->dims[k] + coords[k];
+    for (int i = 0; i < g->d; i++) {
+        int k = dim_at(g, i);
+        r = r * g->dims[k] + coords[k];
+    }
     return r;
 }
 
 void cc_grid_coords(const cc_grid *g, int rank, int coords[])
 {
-    for (int k = g->d - 1; k >= 0; k--) {
+    for (int i = g->d - 1; i >= 0; i--) {
+        int k = dim_at(g, i);
         coords[k] = rank % g->dims[k];
         rank /= g->dims[k];
     }
@@ -31,8 +38,9 @@ static int moved_coord(long long c, long long o, int sign, int p, int periodic)
 int cc_grid_shift(const cc_grid *g, const int coords[], const int off[], int sign)
 {
     int r = 0;
-    for (int k = 0; k < g->d; k++) {
-        int x = moved_coord(coords[k], off[k], sign, g->dims[k], g->periods[k]);
+    for (int i = 0; i < g->d; i++) {
+        int k = dim_at(g, i);
+        int x = moved_coord(coords[k], off ? off[k] : 0, sign, g->dims[k], g->periods[k]);
         if (x < 0) return CC_NONE;
         r = r * g->dims[k] + x;
     }

@@ -1,6 +1,7 @@
 /* Geometry: coordinates, ranks and offsets on a d-dimensional torus/mesh.
- * Pure C, no MPI.  Ranks are row-major (last dimension fastest), as in
- * MPI_Cart_create; "no process" is CC_NONE. */
+ * Pure C, no MPI.  Ranks are row-major (last dimension fastest, as in
+ * MPI_Cart_create) unless the grid is column-major (first dimension
+ * fastest, a Cart_name option); "no process" is CC_NONE. */
 #ifndef CC_GEOMETRY_H
 #define CC_GEOMETRY_H
 
@@ -11,9 +12,10 @@ typedef struct cc_grid {
     int size;            /* prod(dims) */
     const int *dims;     /* d sizes, each >= 1 */
     const int *periods;  /* d flags */
+    int colmajor;        /* 0: row-major, so zero-initialised grids are MPI's layout */
 } cc_grid;
 
-/* Row-major rank of in-range coordinates. */
+/* Rank of in-range coordinates (in the grid's layout). */
 int cc_grid_rank(const cc_grid *g, const int coords[]);
 
 /* Coordinates of rank 0 <= rank < size. */
@@ -21,7 +23,8 @@ void cc_grid_coords(const cc_grid *g, int rank, int coords[]);
 
 /* Rank of coords + sign*off (sign is +1 or -1), wrapping periodic
  * dimensions; CC_NONE when a non-periodic coordinate leaves the mesh.
- * Exact for any int offsets. */
+ * Exact for any int coordinates and offsets; off NULL is the zero offset
+ * (the rank of any coordinates, wrapped). */
 int cc_grid_shift(const cc_grid *g, const int coords[], const int off[], int sign);
 
 /* Whether coords + sign*off lies on the grid (always on periodic dims). */

@@ -1,6 +1,7 @@
 #include "geom/stencil_core.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Counting.  Every value computed below is either a non-negative term of the
  * count or bounded by one, so the moment one exceeds `limit` the count does:
@@ -104,65 +105,154 @@ long long cc_stencil_count(int d, int metric, int shadow, int depth, long long l
     return n > limit ? -1 : n;
 }
 
-/* Listing: an odometer over dimensions 0..d-2 (dimension 0 outermost, values
- * ascending: row-major order) and, at the last dimension, only the
- * coordinates that reach the shadow.  Every value an inner dimension takes
- * leads to an output vector (the remaining dimensions can always reach
- * `depth` >= shadow), so the work is O(d) per vector written.  Iterative, so
- * large d does not deepen the stack.  `p` summarises the prefix
- * cur[0..k-1]: its L1 norm (Manhattan) or how many of its coordinates reach
- * the shadow (Chebyshev); both can be undone when a coordinate changes. */
-typedef struct walk {
-    int d, metric, shadow, depth;
-} walk;
+/* Listing: an odometer over the dimensions (dimension 0 outermost, values
+ * ascending: row-major order).  A dimension takes only values from which
+ * the remaining dimensions can still complete a vector in [shadow, depth]
+ * inside the box: |c| <= room (what the prefix leaves up to depth) and
+ * |c| >= gap (what the rest cannot add up to the shadow).  Every value
+ * taken therefore leads to an output vector (the remaining dimensions'
+ * ranges hold 0 and step by 1), so the work is O(d) per vector written
+ * and a shell's inside is never visited.  `p` summarises the prefix
+ * cur[0..k-1]: its L1 norm (Manhattan) or how many of its coordinates
+ * reach the shadow (Chebyshev); both can be undone when a coordinate
+ * changes.  Iterative, so large d does not deepen the stack. */
 
 static int absi(int c) { return c < 0 ? -c : c; }
 
-static int contrib(const walk *w, int c)
+static int contrib(const cc_stencil_walk *w, int c)
 {
     return w->metric == CC_METRIC_MANHATTAN ? absi(c) : absi(c) >= w->shadow;
 }
 
-/* Largest |c| at an inner dimension after a prefix summarised by p. */
-static int room(const walk *w, int p) { return w->metric == CC_METRIC_MANHATTAN ? w->depth - p : w->depth; }
+static int lo_of(const cc_stencil_walk *w, int k)
+{
+    return w->lo && w->lo[k] > -w->depth ? w->lo[k] : -w->depth;
+}
+
+static int hi_of(const cc_stencil_walk *w, int k)
+{
+    return w->hi && w->hi[k] < w->depth ? w->hi[k] : w->depth;
+}
+
+/* What dimensions k..d-1 can add: the sum (Manhattan) or the maximum
+ * (Chebyshev) of their largest |c|.  Without a box every dimension reaches
+ * depth, which is all either metric needs to know. */
+static long long reach(const cc_stencil_walk *w, int k)
+{
+    if (w->reach) return w->reach[k];
+    return k < w->d ? w->depth : 0;
+}
+
+/* The range [*a, *b] and the gap of dimension k after prefix summary p. */
+static void range_of(const cc_stencil_walk *w, int k, int p, int *a, int *b, int *gap)
+{
+    int room = w->metric == CC_METRIC_MANHATTAN ? w->depth - p : w->depth;
+    int lo = lo_of(w, k), hi = hi_of(w, k);
+    *a = lo > -room ? lo : -room;
+    *b = hi < room ? hi : room;
+    if (w->metric == CC_METRIC_MANHATTAN) {
+        long long need = (long long)w->shadow - p - reach(w, k + 1);
+        *gap = need > 0 ? (int)need : 0;
+    } else {
+        *gap = p == 0 && reach(w, k + 1) < w->shadow ? w->shadow : 0;
+    }
+}
+
+/* First value of dimension k; 0 when its range is empty. */
+static int first(cc_stencil_walk *w, int k)
+{
+    int a, b, gap;
+    range_of(w, k, w->p, &a, &b, &gap);
+    if (gap > 0 && a > -gap && a < gap) a = gap;
+    if (a > b) return 0;
+    w->cur[k] = a;
+    return 1;
+}
+
+/* Next value of dimension k (w->p summarises cur[0..k-1]); 0 at the end. */
+static int advance(cc_stencil_walk *w, int k)
+{
+    int a, b, gap, c = w->cur[k];
+    range_of(w, k, w->p, &a, &b, &gap);
+    if (c >= b) return 0; /* before c + 1: b may be INT_MAX */
+    c = (gap > 0 && c == -gap) ? gap : c + 1;
+    if (c > b) return 0;
+    w->cur[k] = c;
+    return 1;
+}
+
+int cc_stencil_walk_init(cc_stencil_walk *w, int d, int metric, int shadow, int depth, const int lo[],
+                         const int hi[])
+{
+    *w = (cc_stencil_walk){ .d = d, .metric = metric, .shadow = shadow < 0 ? 0 : shadow, .depth = depth,
+                            .lo = lo, .hi = hi, .state = 0 };
+    if (d < 1 || depth < 0 || w->shadow > depth) {
+        w->state = 2;
+        return 0;
+    }
+    w->cur = malloc(sizeof(int) * (size_t)d);
+    if (lo || hi) w->reach = malloc(sizeof(long long) * ((size_t)d + 1));
+    if (!w->cur || ((lo || hi) && !w->reach)) {
+        cc_stencil_walk_free(w);
+        return -1;
+    }
+    if (w->reach) {
+        w->reach[d] = 0;
+        for (int k = d - 1; k >= 0; k--) {
+            long long l = -(long long)lo_of(w, k), h = hi_of(w, k), r = l > h ? l : h;
+            if (r < 0) r = 0;
+            if (metric == CC_METRIC_MANHATTAN) w->reach[k] = w->reach[k + 1] + r; /* <= d * INT_MAX */
+            else w->reach[k] = r > w->reach[k + 1] ? r : w->reach[k + 1];
+        }
+    }
+    return 0;
+}
+
+/* Back from dimension j to the deepest one with a next value; returns the
+ * dimension after it, or -1 when the walk is over. */
+static int back(cc_stencil_walk *w, int j)
+{
+    for (; j >= 0; j--) {
+        w->p -= contrib(w, w->cur[j]);
+        if (advance(w, j)) {
+            w->p += contrib(w, w->cur[j]);
+            return j + 1;
+        }
+    }
+    return -1;
+}
+
+const int *cc_stencil_walk_next(cc_stencil_walk *w)
+{
+    if (w->state == 2) return NULL;
+    int k = w->state == 0 ? 0 : back(w, w->d - 1);
+    w->state = 1;
+    while (k >= 0 && k < w->d) {
+        if (first(w, k)) w->p += contrib(w, w->cur[k++]);
+        else k = back(w, k - 1); /* only where nothing at all is inside the box */
+    }
+    if (k < 0) {
+        w->state = 2;
+        return NULL;
+    }
+    return w->cur;
+}
+
+void cc_stencil_walk_free(cc_stencil_walk *w)
+{
+    free(w->cur);
+    free(w->reach);
+    w->cur = NULL;
+    w->reach = NULL;
+    w->state = 2;
+}
 
 long long cc_stencil_list(int d, int metric, int shadow, int depth, int *out)
 {
-    if (shadow < 0) shadow = 0;
-    if (d < 1 || depth < 0 || shadow > depth) return 0;
-    walk w = { d, metric, shadow, depth };
-    int *cur = malloc(sizeof(int) * (size_t)d);
-    if (!cur) return -1;
+    cc_stencil_walk w;
+    if (cc_stencil_walk_init(&w, d, metric, shadow, depth, NULL, NULL) < 0) return -1;
     long long n = 0;
-    int last = d - 1, p = 0, k = 0;
-    for (;;) {
-        for (; k < last; k++) { /* first value of every inner dimension */
-            cur[k] = -room(&w, p);
-            p += contrib(&w, cur[k]);
-        }
-        /* Last dimension: lo <= |c| <= hi; the gap (-lo, lo) cannot reach
-         * the shadow. */
-        int hi = room(&w, p), lo;
-        if (metric == CC_METRIC_MANHATTAN) lo = shadow > p ? shadow - p : 0;
-        else lo = p > 0 ? 0 : shadow;
-        for (int c = -hi;;) {
-            int *v = out + n * d;
-            for (int j = 0; j < last; j++) v[j] = cur[j];
-            v[last] = c;
-            n++;
-            if (c == hi) break; /* before c + 1: hi may be INT_MAX */
-            c = (lo > 0 && c == -lo) ? lo : c + 1;
-        }
-        /* Back to the deepest inner dimension with a next value. */
-        for (k = last - 1; k >= 0; k--) {
-            p -= contrib(&w, cur[k]);
-            if (cur[k] < room(&w, p)) break;
-        }
-        if (k < 0) break;
-        cur[k]++;
-        p += contrib(&w, cur[k]);
-        k++;
-    }
-    free(cur);
+    for (const int *v; (v = cc_stencil_walk_next(&w)) != NULL; n++) memcpy(out + n * d, v, sizeof(int) * (size_t)d);
+    cc_stencil_walk_free(&w);
     return n;
 }

@@ -18,4 +18,23 @@ long long cc_stencil_count(int d, int metric, int shadow, int depth, long long l
  * Time O(d) per vector written: vectors inside the shadow are never visited. */
 long long cc_stencil_list(int d, int metric, int shadow, int depth, int *out);
 
+/* The same vectors one at a time, optionally only those inside a box
+ * lo[k] <= v[k] <= hi[k] (each lo[k] <= 0 <= hi[k]; NULL: no bound on that
+ * side), in the same order: Cart_neighbors on a mesh.  Time O(d) per vector,
+ * also with a box (values that cannot complete a vector are never taken);
+ * memory O(d).  init returns 0, or -1 out of memory; next returns the
+ * current vector (d ints, valid until the next call) or NULL at the end. */
+typedef struct cc_stencil_walk {
+    int d, metric, shadow, depth;
+    const int *lo, *hi;
+    long long *reach; /* d+1, with a box: what dimensions k.. can add */
+    int *cur;         /* d */
+    int p;            /* summary of the prefix (stencil_core.c) */
+    int state;        /* 0 not started, 1 walking, 2 done */
+} cc_stencil_walk;
+int cc_stencil_walk_init(cc_stencil_walk *w, int d, int metric, int shadow, int depth, const int lo[],
+                         const int hi[]);
+const int *cc_stencil_walk_next(cc_stencil_walk *w);
+void cc_stencil_walk_free(cc_stencil_walk *w);
+
 #endif

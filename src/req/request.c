@@ -44,9 +44,44 @@ int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *wh
     return MPI_SUCCESS;
 }
 
+void cc_mpicall_release(cc_mpicall *c)
+{
+    for (int i = 0; i < c->ndups; i++) MPI_Type_free(&c->dups[i]);
+    c->ndups = 0;
+    free(c->owned);
+    c->owned = NULL;
+}
+
+int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int persistent, const cc_mpicall *call)
+{
+    Cart_request r = calloc(1, sizeof *r);
+    if (!r) {
+        cc_mpicall copy = *call;
+        cc_mpicall_release(&copy);
+        return MPI_ERR_NO_MEM;
+    }
+    r->persistent = persistent;
+    atomic_init(&r->state, CC_REQ_INACTIVE);
+    atomic_flag_clear(&r->busy);
+    r->mpi = 1;
+    r->mreq = MPI_REQUEST_NULL;
+    r->call = *call;
+    r->user = user;
+    r->who = who;
+    r->pair = -1;
+    *out = r;
+    return MPI_SUCCESS;
+}
+
 void cc_request_destroy(Cart_request r)
 {
     if (!r) return;
+    if (r->mpi) {
+        if (r->mreq != MPI_REQUEST_NULL) MPI_Request_free(&r->mreq);
+        cc_mpicall_release(&r->call);
+        free(r);
+        return;
+    }
     cc_tune_free(r);
     for (int i = 0; i < r->ncand; i++) {
         if (r->cand[i] && r->cand[i]->cached) cc_plancache_release(r->cand[i]);
@@ -60,6 +95,7 @@ void cc_request_destroy(Cart_request r)
 int cc_request_raise(Cart_request r, int code)
 {
     if (!r) return cc_error_raise(MPI_COMM_SELF, code);
+    if (r->mpi) return cc_error_raise(r->user, code);
     cc_comm *c = r->cs;
     if (!atomic_load(&c->user_freed)) return cc_error_raise(r->user, code);
     /* The user's communicator is gone: apply the handler it had through our
@@ -73,8 +109,33 @@ int cc_request_raise(Cart_request r, int code)
     return code;
 }
 
+/* An operation MPI runs: (re)start it. */
+static int start_mpi(Cart_request r)
+{
+    r->error = MPI_SUCCESS;
+    r->state = CC_REQ_ACTIVE;
+    int rc = r->call.istart(&r->call, &r->mreq);
+    if (rc != MPI_SUCCESS) {
+        r->error = rc;
+        r->state = CC_REQ_DONE;
+    }
+    return rc;
+}
+
+static int advance_mpi(Cart_request r, int *done)
+{
+    int rc = MPI_Test(&r->mreq, done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+        r->error = rc;
+        *done = 1;
+    }
+    if (*done) r->state = CC_REQ_DONE;
+    return rc;
+}
+
 int cc_request_start(Cart_request r)
 {
+    if (r->mpi) return start_mpi(r);
     if (r->ncand > 1) cc_tune_next(r); /* still tuning: the candidates take turns */
     r->starts++;
     r->error = MPI_SUCCESS;
@@ -91,6 +152,7 @@ int cc_request_advance(Cart_request r, int *done)
 {
     *done = r->state != CC_REQ_ACTIVE;
     if (*done) return MPI_SUCCESS;
+    if (r->mpi) return advance_mpi(r, done);
     int rc = MPI_SUCCESS, finished = 0;
     if (!r->agreeing) {
         rc = cc_plan_test(r->plan, &finished);
@@ -109,6 +171,7 @@ int cc_request_advance(Cart_request r, int *done)
 int cc_request_block(Cart_request r)
 {
     if (r->state != CC_REQ_ACTIVE) return MPI_SUCCESS;
+    if (r->mpi) return MPI_Wait(&r->mreq, MPI_STATUS_IGNORE); /* advance_mpi then sees it done */
     if (r->agreeing) {
         if (r->round >= r->nrounds) return MPI_SUCCESS;
         return cc_waitall(2, r->agree + 2 * r->round);

@@ -21,11 +21,39 @@
 #include "exec/plan.h"
 
 enum { CC_REQ_INACTIVE = 0, CC_REQ_ACTIVE = 1, CC_REQ_DONE = 2 };
+
+/* An operation that MPI itself runs (global and inter-communicator
+ * meaning): the arguments of the call and the non-blocking MPI call that
+ * starts it.  Argument arrays the front had to convert or copy live in
+ * `owned`, datatypes it duplicated in dups[0..ndups); both are released
+ * with the call (cc_mpicall_release). */
+typedef struct cc_mpicall {
+    int (*istart)(const struct cc_mpicall *c, MPI_Request *rq);
+    const void *sendbuf;
+    void *recvbuf;
+    int sendcount, recvcount;
+    const int *sendcounts, *recvcounts, *sdispls, *rdispls;
+    MPI_Datatype sendtype, recvtype;
+    const MPI_Datatype *sendtypes, *recvtypes;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+    void *owned;
+    MPI_Datatype *dups;
+    int ndups;
+} cc_mpicall;
+
+void cc_mpicall_release(cc_mpicall *c);
 enum { CC_TUNE_TRIALS = 4 }; /* timed runs per candidate (the fastest counts) */
 
 struct cart_request_s {
     int persistent;
     _Atomic int state;
+    /* MPI runs the operation (cs is then NULL): mreq is its request, made
+     * by call.istart at each start. */
+    int mpi;
+    MPI_Request mreq;
+    cc_mpicall call;
     int error;                        /* code of a failed run, reported at completion */
     cc_comm *cs;                      /* reference held */
     MPI_Comm user;                    /* its error handler gets our errors (cc_request_raise) */
@@ -51,6 +79,11 @@ struct cart_request_s {
  * Returns MPI_SUCCESS or an error class. */
 int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *who, int persistent,
                    cc_plan **plans, int n, int pair);
+
+/* Make an inactive request for an operation MPI runs: `call` (copied; the
+ * request owns what it holds from now on, also on failure).  Returns
+ * MPI_SUCCESS or an error class. */
+int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int persistent, const cc_mpicall *call);
 
 /* Report error `code` (made by cc_error_code) about r through the error
  * handler of the communicator r was made on -- as that handler was when the

@@ -53,30 +53,53 @@ static cc_comm *comm_new(cc_nbh *nbh, MPI_Comm priv)
  * collective, so the private one is started here, in the same order on
  * every process, as an MPI_Comm_idup: nothing blocks (the user's call may be
  * an MPI_Comm_idup too), and the first operation on the copy completes it. */
+/* A cc_comm for nbh whose private communicator is an MPI_Comm_idup of
+ * `parent`, started now (nothing blocks) and completed by the first
+ * operation (cc_comm_finish_dup).  NULL with *rc set on failure. */
+static cc_comm *comm_new_idup(cc_nbh *nbh, MPI_Comm parent, int *rc)
+{
+    cc_comm *c = comm_new(nbh, MPI_COMM_NULL);
+    if (!c) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    making_private = 1;
+    *rc = MPI_Comm_idup(parent, &c->priv, &c->pending);
+    making_private = 0;
+    if (*rc != MPI_SUCCESS) {
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+        return NULL;
+    }
+    /* Open MPI 4.1 progresses an idup on a communicator freed meanwhile
+     * into a crash: freeing the parent completes the idup first (delete_fn). */
+    c->parent = parent;
+    pthread_mutex_lock(&nbh->lock);
+    c->next_dup = nbh->dups;
+    nbh->dups = c;
+    pthread_mutex_unlock(&nbh->lock);
+    return c;
+}
+
+/* MPI_Comm_dup of a neighbourhood communicator: the copy gets the
+ * neighbourhood and a private communicator of its own.  MPI_Comm_dup is
+ * collective, so the private one is started here, in the same order on
+ * every process, as an MPI_Comm_idup: nothing blocks (the user's call may be
+ * an MPI_Comm_idup too), and the first operation on the copy completes it. */
 static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *flag)
 {
     (void)kv;
     (void)extra;
     *flag = 0;
     if (making_private) return MPI_SUCCESS;
-    cc_comm *src = in, *c = comm_new(src->nbh, MPI_COMM_NULL);
-    if (!c) return MPI_ERR_NO_MEM;
-    making_private = 1;
-    int rc = MPI_Comm_idup(old, &c->priv, &c->pending);
-    making_private = 0;
-    if (rc != MPI_SUCCESS) {
-        pthread_mutex_destroy(&c->lock);
-        free(c);
+    cc_comm *src = in;
+    int rc;
+    atomic_fetch_add(&src->nbh->refs, 1);
+    cc_comm *c = comm_new_idup(src->nbh, old, &rc);
+    if (!c) {
+        cc_nbh_release(src->nbh);
         return rc;
     }
-    atomic_fetch_add(&src->nbh->refs, 1);
-    /* Open MPI 4.1 progresses an idup on a communicator freed meanwhile
-     * into a crash: freeing `old` completes the idup first (delete_fn). */
-    c->parent = old;
-    pthread_mutex_lock(&src->nbh->lock);
-    c->next_dup = src->nbh->dups;
-    src->nbh->dups = c;
-    pthread_mutex_unlock(&src->nbh->lock);
     *(cc_comm **)out = c;
     *flag = 1;
     return MPI_SUCCESS;
@@ -173,6 +196,30 @@ int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv)
         return rc;
     }
     return MPI_SUCCESS;
+}
+
+int cc_comm_attach_idup(MPI_Comm comm, cc_nbh *nbh)
+{
+    pthread_once(&keyval_once, make_keyval);
+    if (keyval == MPI_KEYVAL_INVALID) return cc_error_code(MPI_ERR_OTHER, "cannot create an MPI attribute key");
+    int rc;
+    cc_comm *c = comm_new_idup(nbh, comm, &rc);
+    if (!c) return rc;
+    if ((rc = MPI_Comm_set_attr(comm, keyval, c)) != MPI_SUCCESS) {
+        cc_comm_finish_dup(c, cc_comm_wait);
+        atomic_fetch_add(&nbh->refs, 1); /* the caller keeps its reference on failure */
+        cc_comm_release(c);
+    }
+    return rc;
+}
+
+cc_comm *cc_comm_find(MPI_Comm comm)
+{
+    pthread_once(&keyval_once, make_keyval);
+    void *v = NULL;
+    int flag = 0;
+    if (keyval == MPI_KEYVAL_INVALID || MPI_Comm_get_attr(comm, keyval, &v, &flag) != MPI_SUCCESS) return NULL;
+    return flag ? v : NULL;
 }
 
 int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who)

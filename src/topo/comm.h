@@ -50,6 +50,15 @@ int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv);
  * (not raised) of class MPI_ERR_COMM (null, inter-communicator) or
  * MPI_ERR_TOPOLOGY (no neighbourhood).  `who` names the caller. */
 int cc_comm_get(MPI_Comm comm, cc_comm **out, const char *who);
+/* Attach a new cc_comm for `nbh` (taking over one reference on success) to
+ * comm, which is not yet a neighbourhood communicator; its private
+ * communicator is an MPI_Comm_idup of comm started now (collective: every
+ * process attaches in the same order) and completed by the first operation.
+ * Returns an MPI error code. */
+int cc_comm_attach_idup(MPI_Comm comm, cc_nbh *nbh);
+
+/* The cc_comm of comm, or NULL when it has none (no checks, no errors). */
+cc_comm *cc_comm_find(MPI_Comm comm);
 void cc_comm_retain(cc_comm *c);
 void cc_comm_release(cc_comm *c);
 

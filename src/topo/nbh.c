@@ -1,6 +1,7 @@
 #include "topo/nbh.h"
 
 #include "base/errors.h"
+#include "sched/schedule_graph.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,32 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
     return n;
 }
 
+static int *copy_ranks(int n, const int r[])
+{
+    int *out = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; out && i < n; i++) out[i] = r[i] == MPI_PROC_NULL ? CC_NONE : r[i];
+    return out;
+}
+
+cc_nbh *cc_nbh_new_graph(int indeg, const int src[], int outdeg, const int dst[])
+{
+    cc_nbh *n = calloc(1, sizeof *n);
+    if (!n) return NULL;
+    atomic_init(&n->refs, 1);
+    pthread_mutex_init(&n->lock, NULL);
+    n->graph = 1;
+    n->t = n->indeg = indeg;
+    n->outdeg = outdeg;
+    n->srcs = copy_ranks(indeg, src);
+    n->dsts = copy_ranks(outdeg, dst);
+    n->rank = CC_NONE;
+    if (!n->srcs || !n->dsts) {
+        cc_nbh_release(n);
+        return NULL;
+    }
+    return n;
+}
+
 void cc_nbh_place(cc_nbh *n, int rank)
 {
     n->rank = rank;
@@ -66,6 +93,9 @@ void cc_nbh_release(cc_nbh *n)
     free(n->red);
     free(n->dead);
     free(n->weights);
+    free(n->rperm);
+    free(n->srcs);
+    free(n->dsts);
     free(n);
 }
 
@@ -77,8 +107,12 @@ cc_nset cc_nbh_nset(const cc_nbh *n)
 int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule **out)
 {
     int rc = CC_OK;
+    if (n->graph) algorithm = CC_DIRECT;
     pthread_mutex_lock(&n->lock);
-    if (!n->sched[collective][algorithm]) {
+    if (n->graph && !n->sched[collective][algorithm]) {
+        rc = cc_schedule_graph(collective, n->indeg, n->srcs, n->outdeg, n->dsts, &n->sched[collective][algorithm],
+                               &n->local[collective][algorithm]);
+    } else if (!n->sched[collective][algorithm]) {
         cc_nset ns = cc_nbh_nset(n);
         rc = cc_schedule_build(&ns, collective, algorithm, &n->sched[collective][algorithm]);
     }
@@ -92,6 +126,7 @@ int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out)
     const cc_schedule *s;
     int rc = cc_nbh_schedule(n, collective, algorithm, &s);
     if (rc) return rc;
+    if (n->graph) algorithm = CC_DIRECT; /* made with its schedule */
     pthread_mutex_lock(&n->lock);
     if (!n->local[collective][algorithm])
         rc = cc_localize(s, &n->grid, n->coords, &n->local[collective][algorithm]);

@@ -28,6 +28,12 @@ typedef struct cc_nbh {
     int *red;                 /* t*d offsets reduced for the grid */
     unsigned char *dead;      /* t: never reaches a process (mesh) */
     int *weights;             /* t, or NULL: unweighted */
+    /* A graph that is not Cartesian (graph = 1; d = 0, t = indeg): the
+     * neighbours' ranks in the graph's order, CC_NONE for MPI_PROC_NULL. */
+    int graph, indeg, outdeg;
+    int *srcs, *dsts;
+    int *rperm;               /* t, or NULL (identity): the receive block of offset i is the caller's
+                               * block rperm[i] (MPI_Cart_create communicators, detected graphs) */
     cc_choice defaults;       /* from create's info / the environment */
     double alpha, beta;       /* agreed latency of a phase [s] and time per byte [s] */
     double overhead;          /* agreed cost of each further message in a phase [s] */
@@ -43,9 +49,13 @@ typedef struct cc_nbh {
 cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const int targets[],
                    const int weights[]);
 void cc_nbh_place(cc_nbh *n, int rank);
+/* A graph neighbourhood (copies the lists; MPI_PROC_NULL becomes CC_NONE).
+ * NULL if out of memory. */
+cc_nbh *cc_nbh_new_graph(int indeg, const int src[], int outdeg, const int dst[]);
 void cc_nbh_release(cc_nbh *n);
 
-/* Schedule / local plan of (collective, algorithm), built on first use.
+/* Schedule / local plan of (collective, algorithm), built on first use (a
+ * graph has only DIRECT, whatever the algorithm asked for).
  * Return CC_OK, CC_ENOMEM or CC_ETOOBIG. */
 int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule **out);
 int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out);

@@ -22,7 +22,7 @@ static double now(void)
 
 static void run(const char *name, int d, const int *dims, const int *periods, int t, const int *raw, int nloc)
 {
-    cc_grid g = { d, 1, dims, periods };
+    cc_grid g = { d, 1, dims, periods, 0 };
     for (int k = 0; k < d; k++) g.size *= dims[k];
     int *red = malloc(sizeof(int) * (size_t)t * (size_t)d), co[5];
     unsigned char *skip = malloc((size_t)t);

@@ -504,7 +504,7 @@ int sim_run(const sim_case *c, sim_result *res, char *err, size_t errlen)
     for (int k = 0; k < c->d; k++) P *= c->dims[k];
     if (P > 1000000) return fail(&m, "grid too large for the simulator");
     m.P = (int)P;
-    m.g = (cc_grid){ c->d, m.P, c->dims, c->periods };
+    m.g = (cc_grid){ c->d, m.P, c->dims, c->periods, 0 };
 
     size_t td = (size_t)c->t * (size_t)c->d;
     int *red = malloc(sizeof(int) * (td ? td : 1));

@@ -16,7 +16,7 @@ static long long ref_move(long long c, long long o, int s, int p, int periodic)
 static void test_rank_coords(void)
 {
     int dims[4] = { 3, 1, 4, 2 }, periods[4] = { 1, 0, 1, 0 }, co[4];
-    cc_grid g = { 4, 24, dims, periods };
+    cc_grid g = { 4, 24, dims, periods, 0 };
     for (int r = 0; r < g.size; r++) {
         cc_grid_coords(&g, r, co);
         for (int k = 0; k < 4; k++) CHECK(co[k] >= 0 && co[k] < dims[k]);
@@ -26,7 +26,7 @@ static void test_rank_coords(void)
     int c1[4] = { 0, 0, 0, 1 }, c2[4] = { 1, 0, 0, 0 };
     CHECK_EQ(cc_grid_rank(&g, c1), 1);
     CHECK_EQ(cc_grid_rank(&g, c2), 8);
-    cc_grid g0 = { 0, 1, dims, periods };
+    cc_grid g0 = { 0, 1, dims, periods, 0 };
     CHECK_EQ(cc_grid_rank(&g0, co), 0);
 }
 
@@ -37,7 +37,7 @@ static void test_shift(void)
     for (int p = 1; p <= 5; p++)
         for (int per = 0; per <= 1; per++) {
             int dims[2] = { p, 3 }, periods[2] = { per, 1 };
-            cc_grid g = { 2, 3 * p, dims, periods };
+            cc_grid g = { 2, 3 * p, dims, periods, 0 };
             for (int c = 0; c < p; c++)
                 for (int j = 0; j < n; j++)
                     for (int s = -1; s <= 1; s += 2) {
@@ -57,7 +57,7 @@ static void test_reduce(void)
     for (int p = 1; p <= 6; p++)
         for (int j = 0; j < n; j++) {
             int dims[1] = { p }, per[1] = { 1 }, mesh[1] = { 0 }, out = 12345;
-            cc_grid g = { 1, p, dims, per }, gm = { 1, p, dims, mesh };
+            cc_grid g = { 1, p, dims, per, 0 }, gm = { 1, p, dims, mesh, 0 };
             /* periodic: the representative in (-p/2, p/2] of the same class */
             CHECK_EQ(cc_grid_reduce(&g, &offs[j], &out), 0);
             CHECK(2LL * out > -p && 2LL * out <= p);
@@ -70,7 +70,7 @@ static void test_reduce(void)
             CHECK_EQ(out, offs[j]);
         }
     int dims[3] = { 4, 4, 5 }, periods[3] = { 1, 0, 1 }, off[3] = { 2, -3, -2 }, out[3];
-    cc_grid g = { 3, 80, dims, periods };
+    cc_grid g = { 3, 80, dims, periods, 0 };
     CHECK_EQ(cc_grid_reduce(&g, off, out), 0);
     CHECK(out[0] == 2 && out[1] == -3 && out[2] == -2); /* tie p=4 gives +2 */
     off[0] = -2;
@@ -84,7 +84,7 @@ static void test_relative(void)
     for (int p = 1; p <= 6; p++)
         for (int per = 0; per <= 1; per++) {
             int dims[1] = { p }, periods[1] = { per };
-            cc_grid g = { 1, p, dims, periods };
+            cc_grid g = { 1, p, dims, periods, 0 };
             for (int a = 0; a < p; a++)
                 for (int b = 0; b < p; b++) {
                     int rel;

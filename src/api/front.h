@@ -1,0 +1,73 @@
+/* The API front: one descriptor per collective and the dispatch of every
+ * Cart_ collective on the structure of its communicator (topo/kind.h):
+ *   neighbourhood (Cart_neighborhood_create, adopted MPI_Cart_create) -> the
+ *     Cartesian pipeline (collectives.c);
+ *   plain intra- and inter-communicators -> MPI's own collective (global.c);
+ *   graphs, and the new collectives on neighbourhoods -> not yet
+ *     (MPI_ERR_UNSUPPORTED_OPERATION). */
+#ifndef CC_FRONT_H
+#define CC_FRONT_H
+
+#include <mpi.h>
+
+#include "cartcoll.h"
+#include "bind/binding.h"
+#include "req/request.h"
+
+enum { CC_MODE_BLOCKING, CC_MODE_NONBLOCKING, CC_MODE_PERSISTENT };
+
+/* What a collective's arguments mean, for the checks and for the copies a
+ * persistent call keeps.  "V": a counts array (and displacements, where
+ * the call has them) of one entry per process plus one datatype; "W": an
+ * array of datatypes as well. */
+enum {
+    CC_F_ROOT = 1 << 0,       /* has a root */
+    CC_F_OP = 1 << 1,         /* has a reduction operation */
+    CC_F_SEND = 1 << 2,       /* sendcount/sendtype significant on every process */
+    CC_F_SEND_ROOT = 1 << 3,  /* ... at the root only (scatter) */
+    CC_F_RECV = 1 << 4,       /* recvcount/recvtype significant on every process */
+    CC_F_RECV_ROOT = 1 << 5,  /* ... at the root only (gather) */
+    CC_F_NO_NBH = 1 << 6,     /* undefined on neighbourhoods (MPI_ERR_TOPOLOGY) */
+    CC_F_SENDV = 1 << 7,      /* sendcounts/sdispls/sendtype on every process */
+    CC_F_SENDV_ROOT = 1 << 8, /* ... at the root only (scatterv) */
+    CC_F_RECVV = 1 << 9,      /* recvcounts/rdispls/recvtype on every process */
+    CC_F_RECVV_ROOT = 1 << 10,/* ... at the root only (gatherv) */
+    CC_F_W = 1 << 11,         /* counts, displacements and datatypes arrays on both sides */
+    CC_F_LOCAL_N = 1 << 12    /* arrays have one entry per process of the local group (reduce_scatter) */
+};
+
+/* One collective: its checks and MPI's implementation (global and
+ * inter-communicator meaning) as a non-blocking call. */
+typedef struct cc_coll {
+    const char *name;
+    unsigned flags;
+    int (*blocking)(const cc_mpicall *c);
+    int (*istart)(const cc_mpicall *c, MPI_Request *rq);
+} cc_coll;
+
+extern const cc_coll cc_coll_barrier, cc_coll_bcast, cc_coll_gather, cc_coll_gatherv, cc_coll_scatter,
+    cc_coll_scatterv, cc_coll_reduce, cc_coll_allreduce, cc_coll_reduce_scatter_block, cc_coll_reduce_scatter,
+    cc_coll_scan, cc_coll_exscan, cc_coll_allgather, cc_coll_allgatherv, cc_coll_alltoall, cc_coll_alltoallv,
+    cc_coll_alltoallw;
+
+/* Run call c of collective `coll` with its global (or inter-communicator)
+ * meaning: local checks, then MPI's collective in the given mode.  Errors
+ * are raised on c->comm. */
+int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode, MPI_Info info,
+                  Cart_request *request);
+
+/* The six [core] collectives (call a) with global meaning. */
+int cc_global_core(const char *who, const cc_args *a, MPI_Comm comm, int inter, int mode, MPI_Info info,
+                   Cart_request *request);
+
+/* Give an MPI_Cart_create (kind CC_KIND_CART) or graph (CC_KIND_GRAPH)
+ * communicator its neighbourhood (adopt.c); *cs is then its cc_comm.
+ * Returns MPI_SUCCESS or an error code (not raised). */
+int cc_adopt(MPI_Comm comm, int kind, cc_comm **cs, const char *who);
+
+/* Entry of the collectives that have no Cartesian pipeline yet: dispatch on
+ * the communicator's kind. */
+int cc_front_call(const cc_coll *coll, const char *who, cc_mpicall *c, int mode, MPI_Info info,
+                  Cart_request *request);
+
+#endif

@@ -1,0 +1,277 @@
+/* Global and inter-communicator meaning (seed 000, the one interface set):
+ * on a communicator without topology every Cart_ collective is MPI's own
+ * collective of the same name -- never reimplemented here.  One descriptor
+ * per collective gives the checks and MPI's blocking and non-blocking call.
+ * A persistent Cart_X_init starts MPI's non-blocking call at each
+ * Cart_start (MPI-4's MPI_X_init is not used: MPICH 4.0's persistent
+ * gather, scatter and allgather deliver wrong data), keeping copies of the
+ * argument arrays and duplicates of derived datatypes, which the caller may
+ * change or free after the call. */
+#include "api/front.h"
+
+#include "base/errors.h"
+#include "bind/typemap.h"
+#include "topo/kind.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The two MPI calls of a collective and its descriptor.  `lower` and
+ * `Upper` spell the MPI name (MPI_Ibcast, MPI_Bcast). */
+#define CC_COLL(lower, Upper, flags, ...)                                                     \
+    static int Upper##_blocking(const cc_mpicall *c) { return MPI_##Upper(__VA_ARGS__); }     \
+    static int Upper##_istart(const cc_mpicall *c, MPI_Request *rq)                           \
+    {                                                                                         \
+        return MPI_I##lower(__VA_ARGS__, rq);                                                 \
+    }                                                                                         \
+    const cc_coll cc_coll_##lower = { #lower, flags, Upper##_blocking, Upper##_istart };
+
+/* Argument lists, as MPI orders them. */
+#define SEND c->sendbuf, c->sendcount, c->sendtype
+#define SENDV c->sendbuf, c->sendcounts, c->sdispls, c->sendtype
+#define RECV c->recvbuf, c->recvcount, c->recvtype
+#define RECVV c->recvbuf, c->recvcounts, c->rdispls, c->recvtype
+#define RED c->sendbuf, c->recvbuf, c->recvcount, c->recvtype, c->op
+
+CC_COLL(barrier, Barrier, 0, c->comm)
+CC_COLL(bcast, Bcast, CC_F_ROOT | CC_F_RECV, RECV, c->root, c->comm)
+CC_COLL(gather, Gather, CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, SEND, RECV, c->root, c->comm)
+CC_COLL(gatherv, Gatherv, CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT, SEND, RECVV, c->root, c->comm)
+CC_COLL(scatter, Scatter, CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV, SEND, RECV, c->root, c->comm)
+CC_COLL(scatterv, Scatterv, CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV, SENDV, RECV, c->root, c->comm)
+CC_COLL(reduce, Reduce, CC_F_ROOT | CC_F_OP | CC_F_RECV, RED, c->root, c->comm)
+CC_COLL(allreduce, Allreduce, CC_F_OP | CC_F_RECV, RED, c->comm)
+CC_COLL(reduce_scatter_block, Reduce_scatter_block, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(reduce_scatter, Reduce_scatter, CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH, c->sendbuf,
+        c->recvbuf, c->recvcounts, c->recvtype, c->op, c->comm)
+CC_COLL(scan, Scan, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(exscan, Exscan, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(allgather, Allgather, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
+CC_COLL(allgatherv, Allgatherv, CC_F_SEND | CC_F_RECVV, SEND, RECVV, c->comm)
+CC_COLL(alltoall, Alltoall, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
+CC_COLL(alltoallv, Alltoallv, CC_F_SENDV | CC_F_RECVV, SENDV, RECVV, c->comm)
+CC_COLL(alltoallw, Alltoallw, CC_F_W, c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf,
+        c->recvcounts, c->rdispls, c->recvtypes, c->comm)
+
+/* A communicator for probing datatypes (MPI_ERRORS_RETURN, never used for
+ * messages). */
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static MPI_Comm probe_comm = MPI_COMM_NULL;
+static void make_probe(void)
+{
+    if (MPI_Comm_dup(MPI_COMM_SELF, &probe_comm) == MPI_SUCCESS)
+        MPI_Comm_set_errhandler(probe_comm, MPI_ERRORS_RETURN);
+}
+
+/* Which parts of a call are significant on this process (intra-
+ * communicators; MPI checks inter-communicator calls itself). */
+typedef struct sides {
+    int n;             /* entries of the argument arrays */
+    int send, recv;    /* scalar count and type */
+    int sendv, recvv;  /* counts (displacements) arrays and one type */
+    int sendw, recvw;  /* counts, displacements and types arrays */
+} sides;
+
+static sides significant(const cc_coll *k, const cc_mpicall *c, int root)
+{
+    unsigned f = k->flags;
+    sides s;
+    MPI_Comm_size(c->comm, &s.n);
+    int sp = c->sendbuf != MPI_IN_PLACE, rp = c->recvbuf != MPI_IN_PLACE;
+    s.send = sp && ((f & CC_F_SEND) || ((f & CC_F_SEND_ROOT) && root));
+    s.recv = rp && ((f & CC_F_RECV) || ((f & CC_F_RECV_ROOT) && root));
+    s.sendv = sp && ((f & CC_F_SENDV) || ((f & CC_F_SENDV_ROOT) && root));
+    s.recvv = (f & CC_F_RECVV) || ((f & CC_F_RECVV_ROOT) && root);
+    s.sendw = sp && (f & CC_F_W);
+    s.recvw = (f & CC_F_W) != 0;
+    return s;
+}
+
+/* The root of a rooted call: valid for the communicator, and whether this
+ * process is it.  Inter-communicators: MPI_ROOT, MPI_PROC_NULL or a rank of
+ * the remote group. */
+static int check_root(const char *who, const cc_mpicall *c, int inter, int *here)
+{
+    int size, rank = -1;
+    if (inter) MPI_Comm_remote_size(c->comm, &size);
+    else {
+        MPI_Comm_size(c->comm, &size);
+        MPI_Comm_rank(c->comm, &rank);
+    }
+    *here = inter ? c->root == MPI_ROOT : c->root == rank;
+    if ((c->root >= 0 && c->root < size) || (inter && (c->root == MPI_ROOT || c->root == MPI_PROC_NULL)))
+        return MPI_SUCCESS;
+    return cc_error_code(MPI_ERR_ROOT, "%s: root = %d is not a rank of the %scommunicator (0..%d)%s", who, c->root,
+                         inter ? "remote group of the inter-" : "", size - 1,
+                         inter ? ", MPI_ROOT or MPI_PROC_NULL" : "");
+}
+
+static int check_type(const char *who, const char *name, int index, MPI_Datatype t)
+{
+    int why = cc_type_usable(probe_comm, t);
+    return why ? cc_type_error(who, name, index, why) : MPI_SUCCESS;
+}
+
+/* One side: a scalar count and type, or n counts with one type (v), or n
+ * counts with n types (w). */
+static int check_side(const char *who, const char *side, int n, int count, const int *counts, MPI_Datatype type,
+                      const MPI_Datatype *types)
+{
+    char name[24];
+    if (!counts && count < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, side, count);
+    if (counts)
+        for (int i = 0; i < n; i++)
+            if (counts[i] < 0)
+                return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, side, i, counts[i]);
+    snprintf(name, sizeof name, "%stype%s", side, types ? "s" : "");
+    for (int i = 0; types && i < n; i++) {
+        int rc = i > 0 && types[i] == types[i - 1] ? MPI_SUCCESS : check_type(who, name, i, types[i]);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return types ? MPI_SUCCESS : check_type(who, name, -1, type);
+}
+
+static int check_arrays(const char *who, const cc_mpicall *c, const sides *s)
+{
+    const char *what = NULL;
+    if ((s->sendv || s->sendw) && !c->sendcounts) what = "sendcounts";
+    else if ((s->recvv || s->recvw) && !c->recvcounts) what = "recvcounts";
+    else if (s->sendw && (!c->sdispls || !c->sendtypes)) what = !c->sdispls ? "sdispls" : "sendtypes";
+    else if (s->recvw && (!c->rdispls || !c->recvtypes)) what = !c->rdispls ? "rdispls" : "recvtypes";
+    if (what) return cc_error_code(MPI_ERR_ARG, "%s: %s is NULL", who, what);
+    int rc = MPI_SUCCESS;
+    if (s->send) rc = check_side(who, "send", 1, c->sendcount, NULL, c->sendtype, NULL);
+    if (rc == MPI_SUCCESS && s->recv) rc = check_side(who, "recv", 1, c->recvcount, NULL, c->recvtype, NULL);
+    if (rc == MPI_SUCCESS && (s->sendv || s->sendw))
+        rc = check_side(who, "send", s->n, 0, c->sendcounts, c->sendtype, s->sendw ? c->sendtypes : NULL);
+    if (rc == MPI_SUCCESS && (s->recvv || s->recvw))
+        rc = check_side(who, "recv", s->n, 0, c->recvcounts, c->recvtype, s->recvw ? c->recvtypes : NULL);
+    return rc;
+}
+
+/* Local checks of what MPI would report less readably, or not at all
+ * before crashing (uncommitted datatypes). */
+static int check(const cc_coll *k, const char *who, const cc_mpicall *c, int inter, int mode,
+                 const Cart_request *request, sides *s)
+{
+    int rc = MPI_SUCCESS, root = 0;
+    memset(s, 0, sizeof *s);
+    if (mode != CC_MODE_BLOCKING && !request) return cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
+    if ((k->flags & CC_F_ROOT) && (rc = check_root(who, c, inter, &root)) != MPI_SUCCESS) return rc;
+    if ((k->flags & CC_F_OP) && c->op == MPI_OP_NULL)
+        return cc_error_code(MPI_ERR_OP, "%s: op is MPI_OP_NULL", who);
+    if (inter) return MPI_SUCCESS; /* which side is significant depends on the group: MPI checks */
+    pthread_once(&probe_once, make_probe);
+    *s = significant(k, c, root);
+    return check_arrays(who, c, s);
+}
+
+/* A copy of t the call owns when t is derived (the caller may free t). */
+static MPI_Datatype keep_type(cc_mpicall *c, MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED) return t;
+    MPI_Datatype d;
+    if (MPI_Type_dup(t, &d) != MPI_SUCCESS) return t;
+    c->dups[c->ndups++] = d;
+    return d;
+}
+
+static const int *keep_ints(int **at, const int *v, int n)
+{
+    if (!v) return NULL;
+    memcpy(*at, v, sizeof(int) * (size_t)n);
+    *at += n;
+    return *at - n;
+}
+
+static const MPI_Datatype *keep_types(cc_mpicall *c, MPI_Datatype **at, const MPI_Datatype *v, int n)
+{
+    for (int i = 0; i < n; i++) (*at)[i] = keep_type(c, v[i]);
+    *at += n;
+    return *at - n;
+}
+
+/* A non-blocking or persistent call keeps what it uses: the significant
+ * arrays and datatypes, copied (inter-communicators: by reference,
+ * documented). */
+static int persist(cc_mpicall *c, const sides *s)
+{
+    size_t n = (size_t)s->n, ntypes = 2 + (s->sendw ? n : 0) + (s->recvw ? n : 0);
+    char *mem = malloc(sizeof(int) * 4 * n + 2 * sizeof(MPI_Datatype) * ntypes + 1);
+    if (!mem) return MPI_ERR_NO_MEM;
+    MPI_Datatype *types = (MPI_Datatype *)mem, *tat = types + ntypes;
+    int *ints = (int *)(mem + 2 * sizeof(MPI_Datatype) * ntypes), *at = ints;
+    void *old = c->owned;
+    c->dups = types;
+    c->ndups = 0;
+    if (s->send || s->sendv) c->sendtype = keep_type(c, c->sendtype);
+    if (s->recv || s->recvv) c->recvtype = keep_type(c, c->recvtype);
+    if (s->sendv || s->sendw) {
+        c->sendcounts = keep_ints(&at, c->sendcounts, (int)n);
+        c->sdispls = keep_ints(&at, c->sdispls, (int)n);
+    }
+    if (s->recvv || s->recvw) {
+        c->recvcounts = keep_ints(&at, c->recvcounts, (int)n);
+        c->rdispls = keep_ints(&at, c->rdispls, (int)n);
+    }
+    if (s->sendw) c->sendtypes = keep_types(c, &tat, c->sendtypes, (int)n);
+    if (s->recvw) c->recvtypes = keep_types(c, &tat, c->recvtypes, (int)n);
+    c->owned = mem;
+    free(old); /* converted arrays (global_core.c), copied above */
+    return MPI_SUCCESS;
+}
+
+int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode, MPI_Info info,
+                  Cart_request *request)
+{
+    sides s;
+    (void)info; /* MPI's non-blocking calls take none */
+    int rc = check(coll, who, c, inter, mode, request, &s);
+    c->istart = coll->istart;
+    if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
+        rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    if (rc != MPI_SUCCESS) {
+        cc_mpicall_release(c);
+        return cc_error_raise(c->comm, rc);
+    }
+    /* MPI's own calls raise their errors on the communicator themselves. */
+    if (mode == CC_MODE_BLOCKING) {
+        rc = coll->blocking(c);
+        cc_mpicall_release(c);
+        return rc;
+    }
+    Cart_request r;
+    if (cc_request_new_mpi(&r, c->comm, who, mode == CC_MODE_PERSISTENT, c) != MPI_SUCCESS)
+        return cc_error(c->comm, MPI_ERR_NO_MEM, "%s: out of memory for the request", who);
+    if (mode == CC_MODE_NONBLOCKING) {
+        if ((rc = cc_request_start(r)) != MPI_SUCCESS) {
+            cc_request_destroy(r);
+            return rc;
+        }
+        cc_progress_add(r);
+    }
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+int cc_front_call(const cc_coll *coll, const char *who, cc_mpicall *c, int mode, MPI_Info info,
+                  Cart_request *request)
+{
+    int kind;
+    cc_comm *cs;
+    int rc = cc_kind_of(c->comm, &kind, &cs, who);
+    if (rc == MPI_SUCCESS && (kind == CC_KIND_PLAIN || kind == CC_KIND_INTER))
+        return cc_global_run(coll, who, c, kind == CC_KIND_INTER, mode, info, request);
+    cc_mpicall_release(c);
+    if (rc != MPI_SUCCESS) return cc_error_raise(c->comm, rc);
+    if (coll->flags & CC_F_NO_NBH)
+        return cc_error(c->comm, MPI_ERR_TOPOLOGY,
+                        "%s: %s is undefined on a communicator with a neighbourhood (graph or Cartesian "
+                        "topology); call it on the base communicator (Cart_comm_base)", who, coll->name);
+    return cc_error(c->comm, MPI_ERR_UNSUPPORTED_OPERATION,
+                    "%s: %s with neighbourhood meaning (graph and Cartesian communicators) is not implemented in "
+                    "this release of cartcoll; it works on communicators without topology", who, coll->name);
+}

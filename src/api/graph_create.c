@@ -1,0 +1,61 @@
+/* Cart_dist_graph_create_adjacent and Cart_dist_graph_create: MPI's
+ * distributed-graph communicator, on which the Cart_ collectives have the
+ * MPI standard's neighbourhood meaning (one message per edge, adopted at
+ * the first call, api/adopt.c).  Detecting that the graph is Cartesian with
+ * respect to the naming of comm_old (seed 000 sec. 3.2) is the next step;
+ * until then every graph runs the per-edge schedule. */
+#include "cartcoll.h"
+
+#include "base/errors.h"
+#include "base/options.h"
+
+#include <stdio.h>
+
+static int check_old(MPI_Comm comm_old, MPI_Comm *out, const char *who)
+{
+    int inter = 0;
+    if (comm_old == MPI_COMM_NULL) return cc_error(MPI_COMM_SELF, MPI_ERR_COMM, "%s: comm_old is MPI_COMM_NULL", who);
+    if (MPI_Comm_test_inter(comm_old, &inter) != MPI_SUCCESS)
+        return cc_error(MPI_COMM_SELF, MPI_ERR_COMM, "%s: comm_old is not a valid communicator", who);
+    if (inter) return cc_error(comm_old, MPI_ERR_COMM, "%s: comm_old is an inter-communicator", who);
+    if (!out) return cc_error(comm_old, MPI_ERR_ARG, "%s: comm_dist_graph (the output argument) is NULL", who);
+    return MPI_SUCCESS;
+}
+
+static void report(MPI_Comm g, const char *who)
+{
+    int rank = 0;
+    if (!cc_verbose() || g == MPI_COMM_NULL) return;
+    MPI_Comm_rank(g, &rank);
+    if (rank == 0)
+        fprintf(stderr, "cartcoll: %s: not checked for a Cartesian structure (detection is not in this release); "
+                        "collectives send one message per edge\n", who);
+}
+
+int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                    const int sourceweights[], int outdegree, const int destinations[],
+                                    const int destweights[], MPI_Info info, int reorder,
+                                    MPI_Comm *comm_dist_graph)
+{
+    static const char *const who = "Cart_dist_graph_create_adjacent";
+    int rc = check_old(comm_old, comm_dist_graph, who);
+    if (rc != MPI_SUCCESS) return rc;
+    /* MPI checks the rest and raises its errors on comm_old itself. */
+    rc = MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                                        destweights, info, reorder, comm_dist_graph);
+    if (rc == MPI_SUCCESS) report(*comm_dist_graph, who);
+    return rc;
+}
+
+int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                           const int destinations[], const int weights[], MPI_Info info, int reorder,
+                           MPI_Comm *comm_dist_graph)
+{
+    static const char *const who = "Cart_dist_graph_create";
+    int rc = check_old(comm_old, comm_dist_graph, who);
+    if (rc != MPI_SUCCESS) return rc;
+    rc = MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
+                               comm_dist_graph);
+    if (rc == MPI_SUCCESS) report(*comm_dist_graph, who);
+    return rc;
+}
