@@ -55,7 +55,8 @@ static nbhctx *load_neighbourhoods(bench *b)
     for (int i = 0; i < b->opt.nspecs; i++) {
         nbhctx *c = &ctx[i];
         memset(c, 0, sizeof *c);
-        if (share_nbh(b->opt.specs[i], &c->nbh, b->world)) {
+        if (share_nbh(b->opt.specs[i], &c->nbh, b->world) || comm_fits(&c->nbh, b->opt.comm)) {
+            for (int j = 0; j <= i; j++) cb_nbh_free(&ctx[j].nbh);
             free(ctx);
             return NULL;
         }
@@ -102,6 +103,23 @@ static void run_all(bench *b, nbhctx *ctx)
     }
 }
 
+/* --global-allreduce: one case per block size on the two duplicates. */
+static void run_global(bench *b)
+{
+    nbhctx c;
+    if (setup_global(&c, b->world)) {
+        b->failed = 1;
+        return;
+    }
+    if (!world_rank) {
+        progress_clear(&b->prog);
+        print_nbh_line(&c, &b->opt);
+        print_header(&b->res);
+    }
+    for (int m = 0; m < b->opt.nm; m++) run_case(b, &c, 0, OP_ALLREDUCE, b->opt.ms[m]);
+    free_nbh(&c);
+}
+
 /* Files, summary and the last line (rank 0 has the rows). */
 static void report(bench *b)
 {
@@ -128,12 +146,16 @@ int main(int argc, char **argv)
     if (b.opt.calibrate) return finish(&b.world, calibrate(b.world));
 
     b.res.namew = 13; /* strlen("neighbourhood") */
-    nbhctx *ctx = load_neighbourhoods(&b);
-    if (!ctx) return finish(&b.world, 2);
+    nbhctx *ctx = b.opt.global ? NULL : load_neighbourhoods(&b);
+    if (!ctx && !b.opt.global) return finish(&b.world, 2);
+    int nspecs = b.opt.global ? 1 : b.opt.nspecs;
     b.prog = (progress_bar){ .on = b.opt.progress, .last = -1, .t0 = MPI_Wtime() };
-    b.prog.total = (long long)b.opt.nspecs * b.opt.nops * b.opt.nm * b.opt.nvar * (b.opt.warmup + b.opt.reps + 1);
+    b.prog.total = (long long)nspecs * b.opt.nops * b.opt.nm * b.opt.nvar * (b.opt.warmup + b.opt.reps + 1);
     if (!world_rank) print_banner(&b.opt);
-    run_all(&b, ctx);
+    if (b.opt.global)
+        run_global(&b);
+    else
+        run_all(&b, ctx);
     progress_clear(&b.prog);
     if (!world_rank) report(&b);
     MPI_Bcast(&b.failed, 1, MPI_INT, 0, b.world);

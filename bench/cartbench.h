@@ -6,6 +6,7 @@
  *   cb_options.c   --help text and command-line parsing
  *   cb_cases.c     per neighbourhood: communicators and the baseline graph;
  *                  per case: buffers and the expected values
+ *   cb_global.c    --global-allreduce: its communicators, buffers, check
  *   cb_calls.c     the calls (cartcoll, MPI), one checked call
  *   cb_timing.c    run_case: warm-up, the timed loop, --calibrate
  *   cb_output.c    result rows, console, CSV, Markdown, summary, progress
@@ -24,12 +25,15 @@
 
 /* ---- Collectives and variants (cb_variants.c) -------------------------- */
 
-enum { OP_ALLGATHER, OP_ALLGATHERV, OP_ALLGATHERW, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, NOPS };
-extern const char *const op_name[NOPS];
+/* NOPS neighbourhood collectives (--ops); OP_ALLREDUCE is the global
+ * Cart_allreduce of --global-allreduce, never in --ops. */
+enum { OP_ALLGATHER, OP_ALLGATHERV, OP_ALLGATHERW, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, NOPS,
+       OP_ALLREDUCE = NOPS, NOPS_ALL };
+extern const char *const op_name[NOPS_ALL];
 /* The MPI collective each one is compared with (allgatherw: alltoallw with
  * every send block at displacement 0, since MPI has no allgatherw). */
-extern const char *const op_mpi[NOPS];
-static inline int op_is_alltoall(int op) { return op >= OP_ALLTOALL; }
+extern const char *const op_mpi[NOPS_ALL];
+static inline int op_is_alltoall(int op) { return op >= OP_ALLTOALL && op < NOPS; }
 static inline int op_is_regular(int op) { return op == OP_ALLGATHER || op == OP_ALLTOALL; }
 
 enum { ALG_AUTO, ALG_DIRECT, ALG_COMBINING, ALG_TORUS, NALG };
@@ -46,6 +50,11 @@ extern const char *const form_tag[NFORMS]; /* "", "-i", "-p": part of a variant'
 #else
 #define HAVE_MPI_PERSISTENT_NEIGHBOR 0
 #endif
+
+/* The communicator the cartcoll variants run on (--comm; --global-allreduce:
+ * COMM_PLAIN).  The MPI baseline always runs on MPI's own communicator. */
+enum { COMM_NBH, COMM_MPICART, COMM_GRAPH, COMM_PLAIN, NCOMM };
+extern const char *const comm_name[NCOMM]; /* nbh, mpicart, graph, plain */
 
 /* One way of running a collective: the MPI baseline in a form, or cartcoll
  * in a form with an algorithm and an executor. */
@@ -65,6 +74,12 @@ void make_variants(void);
 /* A variant name with explicit parts (cart-b-auto-pack, mpi-b) -> its index
  * in allvar; -1 if it names none. */
 int canonical_variant(const char *s);
+/* Whether a variant can run with cartcoll on communicator kind comm: on
+ * communicators cartcoll did not make, the algorithm and executor of a
+ * blocking or non-blocking call cannot be chosen (they come from the
+ * environment), only through a persistent call's info; on COMM_PLAIN
+ * (MPI's own collective) never. */
+int variant_allowed(const variant *v, int comm);
 
 /* ---- Options (cb_options.c) -------------------------------------------- */
 
@@ -76,6 +91,8 @@ typedef struct {
     int vsel[MAXVAR], nvar; /* indices into allvar, baseline first */
     int reps, warmup, mesh, irregular, progress, calibrate, tolerate_mpi, summary;
     int inject_fault; /* --inject-fault: corrupt one received int of the cartcoll variants */
+    int comm;         /* COMM_*: --comm, COMM_PLAIN with --global-allreduce */
+    int global;       /* --global-allreduce */
     double max_mib, conf;
     const char *csv, *plot, *markdown;
 } options;
@@ -110,6 +127,8 @@ typedef struct {
     int d, t, dims[32], periods[32];
     MPI_Comm comm[NALG][NEX]; /* Cart communicators with those defaults */
     MPI_Comm graph;           /* MPI_Dist_graph_create_adjacent equivalent */
+    int kind;                 /* COMM_*: where the cartcoll variants run */
+    MPI_Comm alt;             /* their communicator unless COMM_NBH (comm[][] then) */
     int indeg, outdeg;
     int *src_idx, *dst_idx;   /* neighbour index of each graph in/out edge */
     int *exp_src, *exp_dst;   /* ranks of R - N[i], R + N[i] from MPI_Cart_coords/rank */
@@ -140,6 +159,10 @@ typedef struct {
     MPI_Aint *msdb, *mrdb;
     MPI_Datatype *mtypes;
     int *expect, *ref;        /* from the grid; the baseline's result */
+    int *cref;                /* what cartcoll must deliver: ref, or for
+                               * COMM_MPICART ref with blocks i, i^1 swapped */
+    double *dsbuf, *drbuf, *dmrbuf, *dexpect; /* OP_ALLREDUCE: send, cartcoll and
+                                               * MPI receive, the expected sum */
     long long bytes;          /* payload bytes received per process */
 } kase;
 
@@ -151,6 +174,9 @@ int share_nbh(const char *spec, cb_nbh *nbh, MPI_Comm world);
 /* Communicators for the variants in need (and always [0][0]), the checks of
  * Cart_neighbor_get and Cart_stencil, the baseline graph; -1 on an MPI error. */
 int setup_nbh(nbhctx *c, const options *o, MPI_Comm world, const int need[NALG][NEX]);
+/* Whether the neighbourhood suits --comm (mpicart: exactly -e_0, +e_0,
+ * -e_1, ...); 0 if so, else -1 with a message (rank 0). */
+int comm_fits(const cb_nbh *n, int comm);
 /* Free what setup_nbh made and the neighbourhood itself. */
 void free_nbh(nbhctx *c);
 /* Fill with x. */
@@ -161,6 +187,16 @@ int setup_case(kase *k, const nbhctx *c, const options *o, int op, int m);
 void free_case(kase *k);
 /* The baseline's receive buffer in the cartcoll layout. */
 void expand_mpi(const kase *k, const nbhctx *c, int *full);
+/* Bring k->cref up to date with k->ref (after the reference changed). */
+void update_cart_ref(kase *k);
+
+/* ---- --global-allreduce (cb_global.c) ---------------------------------- */
+
+/* Two duplicates of world: c->graph for MPI_Allreduce, c->alt for
+ * Cart_allreduce; the row columns name it "global"; -1 on an MPI error. */
+int setup_global(nbhctx *c, MPI_Comm world);
+/* Buffers of m doubles and the expected sum; 1 if too large (skip). */
+int setup_global_case(kase *k, const options *o, int m);
 
 /* ---- Calls (cb_calls.c) ------------------------------------------------ */
 
@@ -186,6 +222,9 @@ int run_once(vstate *s, const kase *k, const nbhctx *c);
  * grid's expectation (and keep its result as the reference), the others
  * with the reference.  inject_fault: see --inject-fault. */
 void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault);
+/* OP_ALLREDUCE (cb_global.c): variant s's result (cartcoll's or MPI's)
+ * against the expected sum; sets s->bad, reports the first difference once. */
+void check_allreduce(vstate *s, const kase *k, const nbhctx *c, int inject_fault);
 
 /* ---- Results and output (cb_output.c) ---------------------------------- */
 
@@ -197,6 +236,7 @@ static inline int timed_check(int c) { return c == CHK_OK || c == CHK_FAIL || c 
 /* One output row: a neighbourhood, collective, variant and block size. */
 typedef struct {
     int inbh, op, var, m, d, t, rounds, check; /* var: index into allvar; rounds -1: none */
+    int comm;                 /* COMM_*: the cartcoll variants' communicator */
     char nbh[96], dims[64];
     long long bytes;
     cb_summary s;

@@ -18,6 +18,7 @@ static int cart_blocking(const kase *k, MPI_Comm comm)
     case OP_ALLGATHERW: return Cart_allgatherw(k->sbuf, m, MPI_INT, k->rbuf, k->cnt, k->rdb, k->types, comm);
     case OP_ALLTOALL: return Cart_alltoall(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, comm);
     case OP_ALLTOALLV: return Cart_alltoallv(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm);
+    case OP_ALLREDUCE: return Cart_allreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm);
     default:
         return Cart_alltoallw(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm);
     }
@@ -33,6 +34,7 @@ static int cart_nonblocking(const kase *k, MPI_Comm comm, Cart_request *r)
     case OP_ALLTOALL: return Cart_ialltoall(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, comm, r);
     case OP_ALLTOALLV:
         return Cart_ialltoallv(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm, r);
+    case OP_ALLREDUCE: return Cart_iallreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, r);
     default:
         return Cart_ialltoallw(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm, r);
     }
@@ -51,6 +53,7 @@ static int cart_init(const kase *k, MPI_Comm comm, MPI_Info info, Cart_request *
     case OP_ALLTOALL: return Cart_alltoall_init(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, comm, info, r);
     case OP_ALLTOALLV:
         return Cart_alltoallv_init(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm, info, r);
+    case OP_ALLREDUCE: return Cart_allreduce_init(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, info, r);
     default:
         return Cart_alltoallw_init(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm, info, r);
     }
@@ -70,6 +73,7 @@ static int mpi_blocking(const kase *k, MPI_Comm g)
     case OP_ALLGATHERV: return MPI_Neighbor_allgatherv(sb, m, MPI_INT, rb, k->mrcnt, k->mrd, MPI_INT, g);
     case OP_ALLTOALL: return MPI_Neighbor_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, g);
     case OP_ALLTOALLV: return MPI_Neighbor_alltoallv(sb, k->mscnt, k->msd, MPI_INT, rb, k->mrcnt, k->mrd, MPI_INT, g);
+    case OP_ALLREDUCE: return MPI_Allreduce(k->dsbuf, k->dmrbuf, m, MPI_DOUBLE, MPI_SUM, g);
     default:
         return MPI_Neighbor_alltoallw(sb, k->mscnt, k->msdb, k->mtypes, rb, k->mrcnt, k->mrdb, k->mtypes, g);
     }
@@ -86,6 +90,7 @@ static int mpi_nonblocking(const kase *k, MPI_Comm g, MPI_Request *r)
     case OP_ALLTOALL: return MPI_Ineighbor_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, g, r);
     case OP_ALLTOALLV:
         return MPI_Ineighbor_alltoallv(sb, k->mscnt, k->msd, MPI_INT, rb, k->mrcnt, k->mrd, MPI_INT, g, r);
+    case OP_ALLREDUCE: return MPI_Iallreduce(k->dsbuf, k->dmrbuf, m, MPI_DOUBLE, MPI_SUM, g, r);
     default:
         return MPI_Ineighbor_alltoallw(sb, k->mscnt, k->msdb, k->mtypes, rb, k->mrcnt, k->mrdb, k->mtypes, g, r);
     }
@@ -105,6 +110,7 @@ static int mpi_persistent_init(const kase *k, MPI_Comm g, MPI_Request *r)
     case OP_ALLTOALL: return MPI_Neighbor_alltoall_init(sb, m, MPI_INT, rb, m, MPI_INT, g, in, r);
     case OP_ALLTOALLV:
         return MPI_Neighbor_alltoallv_init(sb, k->mscnt, k->msd, MPI_INT, rb, k->mrcnt, k->mrd, MPI_INT, g, in, r);
+    case OP_ALLREDUCE: return MPI_Allreduce_init(k->dsbuf, k->dmrbuf, m, MPI_DOUBLE, MPI_SUM, g, in, r);
     default:
         return MPI_Neighbor_alltoallw_init(sb, k->mscnt, k->msdb, k->mtypes, rb, k->mrcnt, k->mrdb, k->mtypes, g, in,
                                            r);
@@ -128,6 +134,14 @@ static int mpi_call(const kase *k, MPI_Comm g, int form, MPI_Request *r)
 
 /* ---- Variants ---------------------------------------------------------- */
 
+/* Where a cartcoll variant runs: its (algorithm, executor) communicator,
+ * [0][0] for persistent ones (info carries the choice), or --comm's. */
+static MPI_Comm cart_comm(const nbhctx *c, const variant *v)
+{
+    if (c->alt != MPI_COMM_NULL) return c->alt;
+    return v->form == F_PERSISTENT ? c->comm[0][0] : c->comm[v->alg][v->ex];
+}
+
 vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const char *what)
 {
     int nv = o->nvar;
@@ -147,7 +161,7 @@ vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const c
             } else {
                 /* The choice travels as info: one communicator serves all. */
                 MPI_Info info = make_info(s->v->alg, s->v->ex);
-                rc = cart_init(k, c->comm[0][0], info, &s->creq);
+                rc = cart_init(k, cart_comm(c, s->v), info, &s->creq);
                 MPI_Info_free(&info);
             }
         }
@@ -182,10 +196,10 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
         rc = MPI_Start(&s->mreq);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&s->mreq, MPI_STATUS_IGNORE);
     }
-    if (v->form == F_BLOCKING) return cart_blocking(k, c->comm[v->alg][v->ex]);
+    if (v->form == F_BLOCKING) return cart_blocking(k, cart_comm(c, v));
     if (v->form == F_NONBLOCKING) {
         Cart_request r = CART_REQUEST_NULL;
-        rc = cart_nonblocking(k, c->comm[v->alg][v->ex], &r);
+        rc = cart_nonblocking(k, cart_comm(c, v), &r);
         return rc != MPI_SUCCESS ? rc : Cart_wait(&r);
     }
     rc = Cart_start(&s->creq);
@@ -224,6 +238,7 @@ static void check_mpi_result(vstate *s, kase *k, const nbhctx *c)
             s->bad = 1; /* the reference stays the expectation */
         else
             memcpy(k->ref, full, sizeof(int) * k->rlen);
+        update_cart_ref(k);
     } else if (differs(full, k->ref, k, c, s, "the reference")) {
         s->bad = 1;
     }
@@ -233,6 +248,10 @@ static void check_mpi_result(vstate *s, kase *k, const nbhctx *c)
 void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
 {
     if (s->err || s->skip) return; /* every process knows (agreed by the caller) */
+    if (k->op == OP_ALLREDUCE) {
+        check_allreduce(s, k, c, inject_fault);
+        return;
+    }
     int *rb = s->v->mpi ? k->mrbuf : k->rbuf;
     fill_ints(rb, s->v->mpi ? k->mrlen : k->rlen, SENTINEL);
     int rc = run_once(s, k, c);
@@ -247,6 +266,7 @@ void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
         check_mpi_result(s, k, c);
     } else {
         if (inject_fault && world_rank == 0 && k->rlen) k->rbuf[0] ^= 1; /* the checker's own test */
-        if (differs(k->rbuf, k->ref, k, c, s, "the reference")) s->bad = 1;
+        if (differs(k->rbuf, k->cref, k, c, s, c->kind == COMM_MPICART ? "the reference (MPI's block order)" : "the reference"))
+            s->bad = 1;
     }
 }

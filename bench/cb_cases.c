@@ -186,8 +186,43 @@ static void guard_mpich(nbhctx *c, MPI_Comm world)
 #endif
 }
 
+int comm_fits(const cb_nbh *n, int comm)
+{
+    int ok = 1;
+    if (comm == COMM_MPICART) {
+        ok = n->t == 2 * n->d;
+        for (int i = 0; ok && i < n->t; i++)
+            for (int k = 0; k < n->d; k++)
+                ok &= n->v[(size_t)i * n->d + k] == (k == i / 2 ? (i % 2 ? 1 : -1) : 0);
+    }
+    if (!ok && !world_rank)
+        fprintf(stderr, "cartbench: %s: --comm mpicart needs MPI's Cartesian neighbourhood, exactly -e_0, +e_0, "
+                        "-e_1, +e_1, ... in that order (e.g. file:bench/mpicart2.nbh)\n", n->name);
+    return ok ? 0 : -1;
+}
+
+/* The cartcoll variants' communicator for --comm graph (the baseline's
+ * edges, compacted, with comm[0][0] as comm_old) or mpicart (MPI_Cart_create
+ * with the same grid, no reordering, so the ranks are the same). */
+static int create_alt(nbhctx *c, MPI_Comm world, const int *src, const int *sw, const int *dst, const int *dw)
+{
+    int rc = MPI_SUCCESS;
+    if (c->kind == COMM_GRAPH) {
+        rc = Cart_dist_graph_create_adjacent(c->comm[0][0], c->indeg, src, sw, c->outdeg, dst, dw, MPI_INFO_NULL, 0,
+                                             &c->alt);
+        if (rc != MPI_SUCCESS) report_error("Cart_dist_graph_create_adjacent", rc);
+    } else if (c->kind == COMM_MPICART) {
+        rc = MPI_Cart_create(world, c->d, c->dims, c->periods, 0, &c->alt);
+        if (rc != MPI_SUCCESS) report_error("MPI_Cart_create", rc);
+    }
+    if (rc == MPI_SUCCESS && c->alt != MPI_COMM_NULL) MPI_Comm_set_errhandler(c->alt, MPI_ERRORS_RETURN);
+    return rc;
+}
+
 int setup_nbh(nbhctx *c, const options *o, MPI_Comm world, const int need[NALG][NEX])
 {
+    c->kind = o->comm;
+    c->alt = MPI_COMM_NULL;
     c->d = c->nbh.d;
     c->t = c->nbh.t;
     for (int k = 0; k < c->d; k++) {
@@ -212,6 +247,7 @@ int setup_nbh(nbhctx *c, const options *o, MPI_Comm world, const int need[NALG][
         rc = MPI_Dist_graph_create_adjacent(c->comm[0][0], c->indeg, src, sw, c->outdeg, dst, dw, MPI_INFO_NULL, 0,
                                             &c->graph);
         if (rc != MPI_SUCCESS) report_error("MPI_Dist_graph_create_adjacent", rc);
+        if (rc == MPI_SUCCESS) rc = create_alt(c, world, src, sw, dst, dw);
     }
     free(src);
     free(dst);
@@ -228,6 +264,7 @@ void free_nbh(nbhctx *c)
         for (int e = 0; e < NEX; e++)
             if (c->comm[a][e] != MPI_COMM_NULL) MPI_Comm_free(&c->comm[a][e]);
     if (c->graph != MPI_COMM_NULL) MPI_Comm_free(&c->graph);
+    if (c->alt != MPI_COMM_NULL) MPI_Comm_free(&c->alt);
     free(c->src_idx);
     free(c->dst_idx);
     free(c->exp_src);
@@ -398,11 +435,27 @@ static void make_expectation(kase *k, const nbhctx *c)
             for (int e = 0; e < k->cnt[i]; e++)
                 k->expect[k->rd[i] + e] = send_value(c->exp_src[i], op_is_alltoall(k->op) ? i : 0, e);
     memcpy(k->ref, k->expect, sizeof(int) * k->rlen); /* until the baseline has run */
+    k->cref = k->ref;
+    if (c->kind == COMM_MPICART) {
+        k->cref = xmalloc(sizeof(int) * k->rlen);
+        update_cart_ref(k);
+    }
+}
+
+/* On MPI_Cart_create communicators receive block i comes from R + N[i] =
+ * R - N[i^1] (MPI's meaning; comm_fits made N = -e_0, +e_0, ...), so it
+ * holds cartbench's block i^1; blocks i and i^1 have equal counts. */
+void update_cart_ref(kase *k)
+{
+    if (k->cref == k->ref) return;
+    memcpy(k->cref, k->ref, sizeof(int) * k->rlen); /* gaps */
+    for (int i = 0; i < k->t; i++) memcpy(k->cref + k->rd[i], k->ref + k->rd[i ^ 1], sizeof(int) * (size_t)k->cnt[i]);
 }
 
 int setup_case(kase *k, const nbhctx *c, const options *o, int op, int m)
 {
     memset(k, 0, sizeof *k);
+    if (op == OP_ALLREDUCE) return setup_global_case(k, o, m);
     int me;
     MPI_Comm_rank(c->comm[0][0], &me);
     k->op = op;
@@ -420,8 +473,10 @@ int setup_case(kase *k, const nbhctx *c, const options *o, int op, int m)
 
 void free_case(kase *k)
 {
-    void *p[] = { k->cnt, k->sd, k->rd, k->sbuf, k->rbuf, k->sdb, k->rdb, k->types, k->msbuf, k->mrbuf, k->mscnt,
-                  k->mrcnt, k->msd, k->mrd, k->mpos, k->msdb, k->mrdb, k->mtypes, k->expect, k->ref };
+    if (k->cref != k->ref) free(k->cref);
+    void *p[] = { k->cnt,  k->sd,   k->rd,   k->sbuf,  k->rbuf,   k->sdb,    k->rdb,   k->types,
+                  k->msbuf, k->mrbuf, k->mscnt, k->mrcnt, k->msd,    k->mrd,    k->mpos,  k->msdb,
+                  k->mrdb,  k->mtypes, k->expect, k->ref,  k->dsbuf,  k->drbuf,  k->dmrbuf, k->dexpect };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
     memset(k, 0, sizeof *k);
 }

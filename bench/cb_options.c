@@ -21,7 +21,10 @@ static const char usage_synopsis[] =
 "Times the Cartesian collectives of cartcoll (Cart_allgather[v|w],\n"
 "Cart_alltoall[v|w]) against the MPI neighbourhood collectives on the same\n"
 "neighbourhood, checks every result against MPI's, and prints one row per\n"
-"neighbourhood, collective, variant and block size.\n"
+"neighbourhood, collective, variant and block size.  The cartcoll variants run\n"
+"on a Cart_neighborhood_create communicator, or (--comm) on MPI's Cartesian\n"
+"or distributed-graph communicators; --global-allreduce times Cart_allreduce\n"
+"on a communicator without topology against MPI_Allreduce.\n"
 "\n";
 
 /* The NEIGHBOURHOOD arguments (cb_nbh_parse). */
@@ -53,7 +56,8 @@ static const char usage_grid[] =
 /* Every option (parse_options). */
 static const char usage_options[] =
 "Options:\n"
-"  -m LIST            block sizes in MPI_INTs (default 1,10,100); 0 is allowed\n"
+"  -m LIST            block sizes in MPI_INTs (--global-allreduce: doubles;\n"
+"                     default 1,10,100); 0 is allowed\n"
 "  --ops LIST         collectives: allgather, allgatherv, allgatherw, alltoall,\n"
 "                     alltoallv, alltoallw, or all (default alltoall,allgather)\n"
 "  --variants LIST    variants to time (default mpi,cart,cart-direct,\n"
@@ -71,6 +75,28 @@ static const char usage_options[] =
 "                     non-zero coordinates of vector i (0 for z = 0), as seed 002\n"
 "                     sec. 4.2 (corners small, faces large)\n"
 "  --mesh             non-periodic grid\n"
+"  --comm KIND        the communicator the cartcoll variants run on (the MPI\n"
+"                     baseline stays MPI_Neighbor_X on MPI's dist graph):\n"
+"                       nbh      Cart_neighborhood_create (default)\n"
+"                       graph    Cart_dist_graph_create_adjacent with the\n"
+"                                neighbours in neighbour order (the baseline's\n"
+"                                graph): MPI's neighbourhood meaning, the same\n"
+"                                blocks; torus only (a graph has no MPI_PROC_NULL)\n"
+"                       mpicart  MPI_Cart_create with the same grid; only for\n"
+"                                MPI's own neighbourhood -e_0, +e_0, -e_1, +e_1, ...\n"
+"                                in that order (e.g. file:bench/mpicart2.nbh);\n"
+"                                MPI's meaning: receive block i comes from R + N[i],\n"
+"                                i.e. holds what cartbench's block i^1 holds, and\n"
+"                                is checked so\n"
+"                     Not on nbh, the algorithm and executor of cart and cart-i\n"
+"                     cannot be chosen (the environment's are used): only cart,\n"
+"                     cart-i and cart-p-ALG-EXEC run there (default variants\n"
+"                     mpi,cart,cart-i,cart-p); patterns skip the others\n"
+"  --global-allreduce instead of neighbourhoods: Cart_allreduce on a duplicate\n"
+"                     of MPI_COMM_WORLD (no topology: MPI's global meaning)\n"
+"                     against MPI_Allreduce on another duplicate, sum of -m\n"
+"                     doubles, checked against the exact sum; variants mpi[-i|-p],\n"
+"                     cart[-i|-p] (default mpi,cart); no NEIGHBOURHOOD, --ops or --comm\n"
 "  --reps N           timed repetitions per variant (default 100)\n"
 "  --warmup N         checked, untimed calls per variant first (default 10, >= 1)\n"
 "  --quick            --reps 20 --warmup 3\n"
@@ -217,14 +243,23 @@ static int select_variants(const char *list, options *o)
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int hit = 0;
         if (!strcmp(tok, "all")) {
-            for (int i = 0; i < nallvar; i++) want[i] = 1;
+            for (int i = 0; i < nallvar; i++) want[i] |= variant_allowed(&allvar[i], o->comm);
             continue;
         }
         if (strpbrk(tok, "*?[")) {
             for (int i = 0; i < nallvar; i++)
-                if (!fnmatch(tok, allvar[i].name, 0)) want[i] = hit = 1;
+                if (!fnmatch(tok, allvar[i].name, 0) && variant_allowed(&allvar[i], o->comm)) want[i] = hit = 1;
         } else {
             int i = canonical_variant(tok);
+            if (i >= 0 && !variant_allowed(&allvar[i], o->comm)) {
+                if (!world_rank)
+                    fprintf(stderr, "cartbench: %s cannot run on %s: the algorithm and executor of %s can be chosen only "
+                                    "on Cart_neighborhood_create communicators (see --comm)\n",
+                            tok, o->global ? "--global-allreduce" : comm_name[o->comm],
+                            o->comm == COMM_PLAIN ? "any call" : "blocking and non-blocking calls");
+                free(copy);
+                return -1;
+            }
             if (i >= 0) want[i] = hit = 1;
         }
         if (!hit) {
@@ -245,8 +280,9 @@ static int select_variants(const char *list, options *o)
 /* Options as given, checked and applied once every argument is read (so
  * --reps overrides --quick in either order). */
 typedef struct {
-    const char *ms, *ops, *vars;
+    const char *ms, *ops, *vars; /* ops, vars: NULL if not given */
     int quick, reps, warmup; /* reps, warmup: -1 if not given */
+    int comm_given;
 } given;
 
 static void set_defaults(options *o, given *g, int argc)
@@ -258,18 +294,14 @@ static void set_defaults(options *o, given *g, int argc)
     o->max_mib = 256;
     o->conf = 0.95;
     o->specs = calloc((size_t)argc + 1, sizeof(char *));
-    *g = (given){ .ms = "1,10,100",
-                  .ops = "alltoall,allgather",
-                  .vars = "mpi,cart,cart-direct,cart-combining,cart-torus,cart-p",
-                  .reps = -1,
-                  .warmup = -1 };
+    *g = (given){ .ms = "1,10,100", .reps = -1, .warmup = -1 };
 }
 
 /* Options that take the next argument as their value. */
 static int takes_value(const char *a)
 {
-    static const char *const names[] = { "-m",        "--ops", "--variants", "--reps", "--warmup",
-                                         "--max-mib", "--csv", "--markdown", "--plot" };
+    static const char *const names[] = { "-m",    "--ops",      "--variants", "--reps", "--warmup", "--max-mib",
+                                         "--csv", "--markdown", "--plot",     "--comm" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i])) return 1;
     return 0;
@@ -296,6 +328,11 @@ static int take_value(const char *a, const char *val, options *o, given *g)
         o->csv = val;
     } else if (!strcmp(a, "--markdown")) {
         o->markdown = val;
+    } else if (!strcmp(a, "--comm")) {
+        g->comm_given = 1;
+        for (o->comm = COMM_NBH; o->comm < COMM_PLAIN; o->comm++)
+            if (!strcmp(val, comm_name[o->comm])) return 0;
+        return -1; /* plain is --global-allreduce */
     } else {
         o->plot = val;
     }
@@ -323,6 +360,8 @@ static int take_switch(const char *a, options *o, given *g)
         o->inject_fault = 1;
     else if (!strcmp(a, "--calibrate"))
         o->calibrate = 1;
+    else if (!strcmp(a, "--global-allreduce"))
+        o->global = 1;
     else
         return 0;
     return 1;
@@ -364,12 +403,36 @@ static int read_args(int argc, char **argv, options *o, given *g)
     return 0;
 }
 
+/* What --comm and --global-allreduce rule out, and their defaults; -1
+ * after a message (rank 0) if the combination is bad. */
+static int check_modes(options *o, given *g)
+{
+    const char *bad = NULL;
+    if (o->global && (o->nspecs || g->ops || g->comm_given))
+        bad = "--global-allreduce takes no NEIGHBOURHOOD, --ops or --comm";
+    else if (o->comm == COMM_GRAPH && o->mesh)
+        bad = "--comm graph needs a torus: a distributed graph has no MPI_PROC_NULL neighbours, so its blocks "
+              "would not be the neighbourhood's (use --comm mpicart or nbh with --mesh)";
+    if (bad) {
+        if (!world_rank) fprintf(stderr, "cartbench: %s\n", bad);
+        return -1;
+    }
+    if (o->global) o->comm = COMM_PLAIN;
+    if (!g->ops) g->ops = "alltoall,allgather";
+    if (!g->vars)
+        g->vars = o->global                ? "mpi,cart"
+                  : o->comm == COMM_NBH ? "mpi,cart,cart-direct,cart-combining,cart-torus,cart-p"
+                                        : "mpi,cart,cart-i,cart-p";
+    return 0;
+}
+
 int parse_options(int argc, char **argv, options *o)
 {
     given g;
     set_defaults(o, &g, argc);
     int rc = read_args(argc, argv, o, &g);
     if (rc) return rc;
+    if (check_modes(o, &g)) return 2;
     if (g.quick) {
         o->reps = 20;
         o->warmup = 3;
@@ -381,7 +444,12 @@ int parse_options(int argc, char **argv, options *o)
         if (!world_rank) fprintf(stderr, "cartbench: -m wants a list of block sizes >= 0, not '%s'\n", g.ms);
         return 2;
     }
-    if (select_ops(g.ops, o)) return 2;
+    if (o->global) {
+        o->ops[0] = OP_ALLREDUCE;
+        o->nops = 1;
+    } else if (select_ops(g.ops, o)) {
+        return 2;
+    }
     if (select_variants(g.vars, o)) return 2;
     if (o->progress < 0) o->progress = isatty(2);
     return 0;

@@ -57,6 +57,7 @@ void row_init(row *r, const nbhctx *c, int inbh, int op, int m)
     r->m = m;
     r->d = c->d;
     r->t = c->t;
+    r->comm = c->kind;
     snprintf(r->nbh, sizeof r->nbh, "%s", c->nbh.name);
     char *p = r->dims;
     for (int i = 0; i < c->d; i++) p += sprintf(p, "%s%d", i ? "x" : "", c->dims[i]);
@@ -87,10 +88,12 @@ static int row_check(const vstate *s, const nbhctx *c)
 /* Schedule rounds of a variant's algorithm (t for MPI); -1 if unknown. */
 static int row_rounds(const variant *v, const nbhctx *c, int op)
 {
+    if (op == OP_ALLREDUCE) return -1;
     if (v->mpi) return c->t;
     int rounds;
-    if (Cart_schedule_stats(c->comm[0][0], op_is_alltoall(op) ? CART_ALLTOALL : CART_ALLGATHER, alg_const[v->alg],
-                            NULL, &rounds, NULL) == MPI_SUCCESS)
+    MPI_Comm comm = c->alt != MPI_COMM_NULL ? c->alt : c->comm[0][0];
+    if (Cart_schedule_stats(comm, op_is_alltoall(op) ? CART_ALLTOALL : CART_ALLGATHER, alg_const[v->alg], NULL,
+                            &rounds, NULL) == MPI_SUCCESS)
         return rounds;
     return -1;
 }
@@ -132,17 +135,26 @@ void print_banner(const options *o)
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&now));
     printf("# cartbench %d.%d.%d, %s, %s, %d processes, %s, %d repetitions after %d checked warm-up calls, "
-           "median of the per-call maximum over processes, Tukey 3 IQR, 95%% CI of the median%s\n",
+           "median of the per-call maximum over processes, Tukey 3 IQR, 95%% CI of the median%s; comm = %s\n",
            CARTCOLL_VERSION_MAJOR, CARTCOLL_VERSION_MINOR, CARTCOLL_VERSION_PATCH, date, lib, world_size,
            o->mesh ? "mesh" : "torus", o->reps, o->warmup,
-           o->irregular ? "; irregular alltoallv/w blocks m^(d-z)" : "");
+           o->irregular ? "; irregular alltoallv/w blocks m^(d-z)" : "", comm_name[o->comm]);
 }
 
 void print_nbh_line(const nbhctx *c, const options *o)
 {
+    static const char *const on[NCOMM] = { "Cart_neighborhood_create", "MPI_Cart_create (MPI's block order)",
+                                           "Cart_dist_graph_create_adjacent", "" };
+    if (c->kind == COMM_PLAIN) {
+        printf("# global: %d processes; Cart_allreduce and MPI_Allreduce (sum of m doubles) on two duplicates of "
+               "MPI_COMM_WORLD (comm = plain)\n",
+               world_size);
+        return;
+    }
     printf("# %s: d = %d, t = %d, grid ", c->nbh.name, c->d, c->t);
     for (int k = 0; k < c->d; k++) printf("%s%d", k ? "x" : "", c->dims[k]);
-    printf(" (%s)%s\n", o->mesh ? "mesh" : "torus", c->nbh_ok ? "" : "; FAIL: the library's neighbourhood is wrong");
+    printf(" (%s); cartcoll on %s (comm = %s)%s\n", o->mesh ? "mesh" : "torus", on[c->kind], comm_name[c->kind],
+           c->nbh_ok ? "" : "; FAIL: the library's neighbourhood is wrong");
 }
 
 /* The summary's column header: "| OP m=M" for the first block size of a
@@ -233,7 +245,9 @@ static void csv_row(FILE *f, const row *r, const options *o, const char *lib)
         fprintf(f, "%.3f,", r->speedup);
     else
         fprintf(f, ",");
-    fprintf(f, "%s\n", chk_name[r->check]);
+    /* comm: where the row's calls ran (the baseline on MPI's own). */
+    fprintf(f, "%s,%s\n", chk_name[r->check],
+            !v->mpi ? comm_name[r->comm] : r->comm == COMM_PLAIN ? "plain" : "mpi-dist-graph");
 }
 
 int write_csv(const results *res, const char *path, const options *o)
@@ -246,7 +260,7 @@ int write_csv(const results *res, const char *path, const options *o)
     char lib[256];
     mpi_library(lib, sizeof lib);
     fprintf(f, "mpi,np,nbh,d,t,dims,periodic,collective,variant,form,algorithm,executor,m,irregular,bytes,rounds,reps,"
-               "kept,median_us,ci_lo_us,ci_hi_us,ci_coverage,min_us,speedup,check\n");
+               "kept,median_us,ci_lo_us,ci_hi_us,ci_coverage,min_us,speedup,check,comm\n");
     for (int i = 0; i < res->nrows; i++) csv_row(f, &res->rows[i], o, lib);
     return fclose(f);
 }

@@ -5,9 +5,12 @@
 
 #include <string.h>
 
-const char *const op_name[NOPS] = { "allgather", "allgatherv", "allgatherw", "alltoall", "alltoallv", "alltoallw" };
-const char *const op_mpi[NOPS] = { "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoallw",
-                                   "MPI_Neighbor_alltoall",  "MPI_Neighbor_alltoallv",  "MPI_Neighbor_alltoallw" };
+const char *const op_name[NOPS_ALL] = { "allgather", "allgatherv", "allgatherw", "alltoall",
+                                        "alltoallv", "alltoallw",  "allreduce" };
+const char *const op_mpi[NOPS_ALL] = { "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoallw",
+                                       "MPI_Neighbor_alltoall",  "MPI_Neighbor_alltoallv",  "MPI_Neighbor_alltoallw",
+                                       "MPI_Allreduce" };
+const char *const comm_name[NCOMM] = { "nbh", "mpicart", "graph", "plain" };
 const char *const alg_name[NALG] = { "auto", "direct", "combining", "torus" };
 const int alg_const[NALG] = { CART_ALGORITHM_AUTO, CART_ALGORITHM_DIRECT, CART_ALGORITHM_COMBINING,
                               CART_ALGORITHM_TORUS };
@@ -34,6 +37,13 @@ void make_variants(void)
                 snprintf(v->name, sizeof v->name, "cart%s%s%s%s%s", form_tag[f], a ? "-" : "", a ? alg_name[a] : "",
                          e ? "-" : "", e ? ex_name[e] : "");
             }
+}
+
+int variant_allowed(const variant *v, int comm)
+{
+    if (v->mpi || comm == COMM_NBH) return 1;
+    if (comm != COMM_PLAIN && v->form == F_PERSISTENT) return 1;
+    return v->alg == ALG_AUTO && v->ex == EX_AUTO;
 }
 
 /* The parts of a name after "mpi"/"cart" come in this order, each optional:
