@@ -529,9 +529,11 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  * communicator with a topology (Cart_neighborhood_create and MPI_Cart_create:
  * Cartesian schedules; distributed graphs and MPI-1 graphs: one message per
  * edge, in the graph's block order, repeated edges matched as MPI defines).
- * The other collectives with neighbourhood meaning return
- * MPI_ERR_UNSUPPORTED_OPERATION with a message saying so; graphs are not
- * yet detected as Cartesian (see the README's status table).
+ * Graphs made by Cart_dist_graph_create[_adjacent] are detected as
+ * Cartesian when periodic or interior-only (see below).  The other
+ * collectives with neighbourhood meaning return
+ * MPI_ERR_UNSUPPORTED_OPERATION with a message saying so (see the README's
+ * status table).
  * ------------------------------------------------------------------------ */
 
 int Cart_barrier(MPI_Comm comm);
@@ -621,8 +623,18 @@ int Cart_exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
  * every MPI query works.  Cart_ collectives on it have the MPI standard's
  * neighbourhood meaning; when the graph is Cartesian with respect to the
  * naming of comm_old, cartcoll runs them with Cartesian schedules while
- * keeping the graph's block order (the check is collective and costs a
- * constant number of small reductions).
+ * keeping the graph's block order: every process's own order of sources and
+ * destinations, repeated edges matched k-th to k-th as MPI defines (the
+ * check is collective and costs one small MPI_Allreduce).  Detected: every
+ * process lists the same offsets (shortest representatives on periodic
+ * dimensions), its sources mirror its destinations, and the graph keeps
+ * comm_old's ranks.  Not yet detected (they keep the per-edge schedule,
+ * which is correct): meshes whose border processes list fewer neighbours or
+ * MPI_PROC_NULL, comm_old without a naming, namings whose grid does not
+ * cover the communicator, graphs whose ranks MPI reordered.  On a detected
+ * graph the v and w variants run DIRECT (block sizes are only agreed per
+ * edge); the regular ones may combine messages and so need the same block
+ * size on every process.  CARTCOLL_VERBOSE=1 says whether and why not.
  * ------------------------------------------------------------------------ */
 int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                     const int sourceweights[], int outdegree, const int destinations[],

@@ -78,8 +78,8 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
     int send_abs = a->variant == CC_W && a->collective == CC_ALLTOALL, recv_abs = a->variant == CC_W;
     for (int i = 0; i < b->nsend; i++)
         if (!a->sendbuf && b->send[i].bytes > 0 && b->send[i].named && !send_abs)
-            return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who, i,
-                                 (long long)b->send[i].bytes);
+            return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
+                                 n->sperm && b->nsend > 1 ? n->sperm[i] : i, (long long)b->send[i].bytes);
     for (int i = 0; i < n->t; i++) {
         const cc_blk *sb = &b->send[b->nsend > 1 ? i : 0], *rb = &b->recv[i];
         int ri = n->rperm ? n->rperm[i] : i; /* the caller's index of receive block i */
@@ -87,8 +87,9 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
             return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, ri,
                                  (long long)rb->bytes);
         /* Block i has one type signature everywhere: locally, the send block
-         * and the receive block agree in size (graphs: different edges). */
-        if (!n->graph && !n->dead[i] && sb->bytes != rb->bytes)
+         * and the receive block agree in size (graphs, detected or not:
+         * different edges, whose sizes may differ). */
+        if (!n->graph && !n->detected && !n->dead[i] && sb->bytes != rb->bytes)
             return cc_error_code(MPI_ERR_ARG,
                                  "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
                                  "the same type signature on the sending and the receiving side",
@@ -138,7 +139,7 @@ static int run_blocking(MPI_Comm comm, const char *who, cc_plan *p)
  * MPI_SUCCESS or an error code (not raised). */
 static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_blocks **blocks)
 {
-    int rc = cc_blocks_new(a, n->graph ? n->outdeg : n->t, n->t, n->rperm, blocks);
+    int rc = cc_blocks_new(a, n->graph ? n->outdeg : n->t, n->t, n->sperm, n->rperm, blocks);
     if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
     if ((rc = check_blocks(who, a, n, *blocks)) != MPI_SUCCESS) {
         cc_blocks_release(*blocks);
@@ -158,6 +159,9 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
     int rc = MPI_SUCCESS;
     cc_candidates cand;
     *nplans = 0;
+    /* A detected graph agrees on block sizes per edge only: the v and w
+     * variants go straight (DIRECT keeps every block on its own edge). */
+    if (n->detected && a->variant != CC_REGULAR) want.algorithm = CC_DIRECT;
     if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == CC_MODE_PERSISTENT,
                         mode == CC_MODE_PERSISTENT || cacheable, &cand)) != CC_OK)
         return status_code(who, rc);

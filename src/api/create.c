@@ -3,6 +3,7 @@
 #include "cartcoll.h"
 
 #include "choose/choose.h"
+#include "geom/detect.h"
 #include "base/errors.h"
 #include "req/request.h"
 #include "topo/comm.h"
@@ -13,20 +14,7 @@
 
 static const char *const WHO = "Cart_neighborhood_create";
 
-/* FNV-1a over ints, kept to 62 bits so that the value and its negation both
- * fit a long long (one MAX reduction gives maximum and minimum). */
-static long long hash_ints(const int *v, long long n)
-{
-    unsigned long long h = 1469598103934665603ULL;
-    for (long long i = 0; i < n; i++) {
-        unsigned int x = (unsigned int)v[i];
-        for (int b = 0; b < 4; b++) {
-            h ^= (x >> (8 * b)) & 0xffu;
-            h *= 1099511628211ULL;
-        }
-    }
-    return (long long)(h >> 2);
-}
+static long long hash_ints(const int *v, long long n) { return cc_hash_ints(v, n, 1469598103934665603ULL); }
 
 /* Fields the processes must agree on, in reduction order. */
 enum { F_ERR, F_D, F_DIMS, F_PERIODS, F_T, F_TARGETS, F_REORDER, F_CHOICE, F_CALIB, F_ALPHA, F_BETA, F_OVERHEAD, NF };

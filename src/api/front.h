@@ -65,6 +65,12 @@ int cc_global_core(const char *who, const cc_args *a, MPI_Comm comm, int inter, 
  * Returns MPI_SUCCESS or an error code (not raised). */
 int cc_adopt(MPI_Comm comm, int kind, cc_comm **cs, const char *who);
 
+/* After MPI made the distributed graph g from comm_old: decide
+ * collectively (one small reduction) whether g is Cartesian with respect
+ * to comm_old's naming and if so attach the Cartesian neighbourhood
+ * (detect.c).  Returns MPI_SUCCESS (detected or not) or a raised error. */
+int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who);
+
 /* Entry of the collectives that have no Cartesian pipeline yet: dispatch on
  * the communicator's kind. */
 int cc_front_call(const cc_coll *coll, const char *who, cc_mpicall *c, int mode, MPI_Info info,

@@ -1,15 +1,15 @@
 /* Cart_dist_graph_create_adjacent and Cart_dist_graph_create: MPI's
  * distributed-graph communicator, on which the Cart_ collectives have the
- * MPI standard's neighbourhood meaning (one message per edge, adopted at
- * the first call, api/adopt.c).  Detecting that the graph is Cartesian with
- * respect to the naming of comm_old (seed 000 sec. 3.2) is the next step;
- * until then every graph runs the per-edge schedule. */
+ * MPI standard's neighbourhood meaning, and the detection (seed 000 sec.
+ * 3.2) of graphs that are Cartesian with respect to the naming of comm_old:
+ * those get a Cartesian neighbourhood at once, with the permutations that
+ * keep every process's own block order (api/detect.c).  Other graphs get
+ * the per-edge plan at their first collective (api/adopt.c). */
 #include "cartcoll.h"
 
+#include "api/front.h"
 #include "base/errors.h"
-#include "base/options.h"
 
-#include <stdio.h>
 
 static int check_old(MPI_Comm comm_old, MPI_Comm *out, const char *who)
 {
@@ -20,16 +20,6 @@ static int check_old(MPI_Comm comm_old, MPI_Comm *out, const char *who)
     if (inter) return cc_error(comm_old, MPI_ERR_COMM, "%s: comm_old is an inter-communicator", who);
     if (!out) return cc_error(comm_old, MPI_ERR_ARG, "%s: comm_dist_graph (the output argument) is NULL", who);
     return MPI_SUCCESS;
-}
-
-static void report(MPI_Comm g, const char *who)
-{
-    int rank = 0;
-    if (!cc_verbose() || g == MPI_COMM_NULL) return;
-    MPI_Comm_rank(g, &rank);
-    if (rank == 0)
-        fprintf(stderr, "cartcoll: %s: not checked for a Cartesian structure (detection is not in this release); "
-                        "collectives send one message per edge\n", who);
 }
 
 int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
@@ -43,7 +33,7 @@ int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     /* MPI checks the rest and raises its errors on comm_old itself. */
     rc = MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                         destweights, info, reorder, comm_dist_graph);
-    if (rc == MPI_SUCCESS) report(*comm_dist_graph, who);
+    if (rc == MPI_SUCCESS) rc = cc_detect(comm_old, *comm_dist_graph, info, who);
     return rc;
 }
 
@@ -56,6 +46,6 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     if (rc != MPI_SUCCESS) return rc;
     rc = MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                comm_dist_graph);
-    if (rc == MPI_SUCCESS) report(*comm_dist_graph, who);
+    if (rc == MPI_SUCCESS) rc = cc_detect(comm_old, *comm_dist_graph, info, who);
     return rc;
 }

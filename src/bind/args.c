@@ -98,7 +98,7 @@ static int own_types(cc_blocks *b)
     return MPI_SUCCESS;
 }
 
-int cc_blocks_new(const cc_args *a, int tsend, int t, const int *rperm, cc_blocks **out)
+int cc_blocks_new(const cc_args *a, int tsend, int t, const int *sperm, const int *rperm, cc_blocks **out)
 {
     *out = NULL;
     cc_blocks *b = calloc(1, sizeof *b);
@@ -110,7 +110,8 @@ int cc_blocks_new(const cc_args *a, int tsend, int t, const int *rperm, cc_block
     b->recv = malloc(sizeof(cc_blk) * (size_t)(t ? t : 1));
     int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     cc_typeinfo ti = CC_TYPEINFO_NONE;
-    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) rc = cc_args_block(a, CC_SIDE_SEND, i, &b->send[i], &ti);
+    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++)
+        rc = cc_args_block(a, CC_SIDE_SEND, sperm && b->nsend > 1 ? sperm[i] : i, &b->send[i], &ti);
     ti.type = MPI_DATATYPE_NULL;
     for (int i = 0; i < t && rc == MPI_SUCCESS; i++)
         rc = cc_args_block(a, CC_SIDE_RECV, rperm ? rperm[i] : i, &b->recv[i], &ti);

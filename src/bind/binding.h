@@ -68,9 +68,10 @@ typedef struct cc_blocks {
 } cc_blocks;
 
 /* Describe the blocks of call `a` with tsend out-neighbours and t
- * in-neighbours (equal but on graphs); recv[i] is the caller's receive
- * block rperm[i] (NULL: i).  Returns MPI_SUCCESS or an MPI error class. */
-int cc_blocks_new(const cc_args *a, int tsend, int t, const int *rperm, cc_blocks **out);
+ * in-neighbours (equal but on graphs); send[i] (alltoall) is the caller's
+ * send block sperm[i], recv[i] its receive block rperm[i] (NULL: i).
+ * Returns MPI_SUCCESS or an MPI error class. */
+int cc_blocks_new(const cc_args *a, int tsend, int t, const int *sperm, const int *rperm, cc_blocks **out);
 void cc_blocks_release(cc_blocks *b);
 
 typedef struct cc_binding {

@@ -94,6 +94,7 @@ void cc_nbh_release(cc_nbh *n)
     free(n->dead);
     free(n->weights);
     free(n->rperm);
+    free(n->sperm);
     free(n->srcs);
     free(n->dsts);
     free(n);

@@ -32,6 +32,9 @@ typedef struct cc_nbh {
      * neighbours' ranks in the graph's order, CC_NONE for MPI_PROC_NULL. */
     int graph, indeg, outdeg;
     int *srcs, *dsts;
+    int detected;             /* a graph found Cartesian (Cart_dist_graph_create*): blocks per edge */
+    int *sperm;               /* t, or NULL (identity): the send block of offset i is the caller's
+                               * block sperm[i] (detected graphs) */
     int *rperm;               /* t, or NULL (identity): the receive block of offset i is the caller's
                                * block rperm[i] (MPI_Cart_create communicators, detected graphs) */
     cc_choice defaults;       /* from create's info / the environment */
