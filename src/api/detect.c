@@ -5,7 +5,7 @@
  * representatives on periodic dimensions, so distinct offsets mean distinct
  * processes; the stable sort then maps the k-th edge to a neighbour onto the
  * k-th copy of its offset on both sides, which is MPI's rule for repeated
- * edges.  One MPI_Allreduce of a few integers decides for everyone.
+ * edges.  One MPI_Allreduce of nine integers decides for everyone.
  *
  * Not yet detected (they keep the per-edge plan, which is correct): meshes
  * whose border processes list fewer neighbours or MPI_PROC_NULL, comm_old
@@ -30,7 +30,7 @@ typedef struct analysis {
     int rank, t;
     int *mem;               /* everything below lives here */
     int *sorted, *sperm, *rperm;
-    long long hash, nhash;
+    long long hash, hash2, nhash;
 } analysis;
 
 /* The graph's offsets on the naming, sorted; the permutations. */
@@ -50,10 +50,14 @@ static const char *offsets(analysis *a, const int *src, const int *dst, int *me)
     cc_detect_order(d, t, in, a->rperm, tmp);
     for (int i = 0; i < t; i++) {
         if (memcmp(out + (size_t)a->sperm[i] * d, in + (size_t)a->rperm[i] * d, sizeof(int) * (size_t)d))
-            return "the sources do not mirror the destinations";
+            return "the sources do not mirror the destinations (meshes whose border processes list fewer "
+                   "neighbours are not detected yet)";
         memcpy(a->sorted + (size_t)i * d, out + (size_t)a->sperm[i] * d, sizeof(int) * (size_t)d);
     }
+    /* two independent hashes of the offset list: equal lists everywhere,
+     * up to a negligible chance */
     a->hash = cc_hash_ints(a->sorted, (long long)td, 1469598103934665603ULL);
+    a->hash2 = cc_hash_ints(a->sorted, (long long)td, 0x9e3779b97f4a7c15ULL ^ (unsigned long long)td);
     unsigned long long h = (unsigned long long)cc_hash_ints(&d, 1, 7ULL + (unsigned)g->colmajor);
     h = (unsigned long long)cc_hash_ints(g->dims, d, h);
     a->nhash = cc_hash_ints(g->periods, d, h);
@@ -64,11 +68,11 @@ static const char *offsets(analysis *a, const int *src, const int *dst, int *me)
 static const char *analyse(MPI_Comm comm_old, MPI_Comm g, analysis *a)
 {
     int cmp, size, in, out, weighted;
+    MPI_Comm_rank(g, &a->rank);
     MPI_Comm_compare(comm_old, g, &cmp);
     if (cmp != MPI_CONGRUENT && cmp != MPI_IDENT) return "MPI reordered the ranks";
     if (cc_naming_of(comm_old, "detection", &a->naming) != MPI_SUCCESS) return "comm_old has no naming";
     MPI_Comm_size(g, &size);
-    MPI_Comm_rank(g, &a->rank);
     if (a->naming->grid.size != size) return "the naming's grid does not cover the communicator exactly";
     if (MPI_Dist_graph_neighbors_count(g, &in, &out, &weighted) != MPI_SUCCESS) return "no graph";
     if (in != out) return "in- and out-degrees differ";
@@ -123,9 +127,10 @@ int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
     memset(&a, 0, sizeof a);
     const char *why = analyse(comm_old, g, &a);
     /* maximum of each value and of its negation: equal everywhere? */
-    long long v[7] = { why != NULL, a.t, -(long long)a.t, a.hash, -a.hash, a.nhash, -a.nhash }, r[7];
-    int rc = MPI_Allreduce(v, r, 7, MPI_LONG_LONG, MPI_MAX, g);
-    int cart = rc == MPI_SUCCESS && !r[0] && r[1] == -r[2] && r[3] == -r[4] && r[5] == -r[6];
+    long long v[9] = { why != NULL, a.t, -(long long)a.t, a.hash, -a.hash, a.nhash, -a.nhash, a.hash2, -a.hash2 };
+    long long r[9];
+    int rc = MPI_Allreduce(v, r, 9, MPI_LONG_LONG, MPI_MAX, g);
+    int cart = rc == MPI_SUCCESS && !r[0] && r[1] == -r[2] && r[3] == -r[4] && r[5] == -r[6] && r[7] == -r[8];
     if (rc == MPI_SUCCESS && cart) rc = attach(g, info, &a, who);
     if (cc_verbose() && a.rank == 0)
         fprintf(stderr, "cartcoll: %s: %s%s\n", who, cart && rc == MPI_SUCCESS ? "Cartesian (message-combining schedules)"

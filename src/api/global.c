@@ -78,7 +78,9 @@ static sides significant(const cc_coll *k, const cc_mpicall *c, int root)
 {
     unsigned f = k->flags;
     sides s;
-    MPI_Comm_size(c->comm, &s.n);
+    s.n = 0;
+    if (f & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_W)) /* arrays: their length */
+        MPI_Comm_size(c->comm, &s.n);
     int sp = c->sendbuf != MPI_IN_PLACE, rp = c->recvbuf != MPI_IN_PLACE;
     s.send = sp && ((f & CC_F_SEND) || ((f & CC_F_SEND_ROOT) && root));
     s.recv = rp && ((f & CC_F_RECV) || ((f & CC_F_RECV_ROOT) && root));

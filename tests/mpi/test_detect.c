@@ -44,7 +44,9 @@
  *     derived from every process's destinations); destinations and sources
  *     shuffled independently per process; made by
  *     Cart_dist_graph_create_adjacent or by Cart_dist_graph_create with the
- *     edges given by a process other than their source.
+ *     edges given by a process other than their source; the creation's info
+ *     cycles cartcoll_algorithm / cartcoll_executor; comm_old is freed right
+ *     after the creation; an MPI_Comm_dup of the graph is used too.
  *   negative: one process with another stencil; a non-periodic grid whose
  *     border processes omit off-grid neighbours; a random multigraph;
  *     reorder = 1 (correctness only); an unnamed comm_old; the graph of a
@@ -984,9 +986,11 @@ static void run_case(int cs)
     {
         char dl[40];
         fmt_list(dl, sizeof dl, sp->dims, d);
-        snprintf(case_desc, sizeof case_desc, "case %d (%s; %s by %s; comm_old %s, dims {%s}, %s; %s)", cs,
-                 neg_name[sp->neg], stencil_name[sp->stencil], method_name[sp->method], kind_name[sp->kind], dl,
-                 periods[0] ? "periodic" : "non-periodic", reorder ? "reorder 1" : "reorder 0");
+        snprintf(case_desc, sizeof case_desc, "case %d (%s; %s by %s, create info %s/%s; comm_old %s%s, dims {%s}, "
+                 "%s; %s)", cs, neg_name[sp->neg], stencil_name[sp->stencil], method_name[sp->method],
+                 info_alg[cs % 5] ? info_alg[cs % 5] : "-", info_exec[(cs / 5) % 4] ? info_exec[(cs / 5) % 4] : "-",
+                 sp->neg == NEG_UNNAMED ? "an unnamed dup of MPI_COMM_WORLD, ranks from a " : "", kind_name[sp->kind],
+                 dl, periods[0] ? "periodic" : "non-periodic", reorder ? "reorder 1" : "reorder 0");
     }
     if (opt_verbose && me == 0) printf("%s\n", case_desc);
 
@@ -1076,12 +1080,13 @@ static void run_case(int cs)
     shuffle(&lr, mydst, nout[me]);
     shuffle(&lr, src, nin);
 
-    /* the graph */
+    /* the graph; the creation's info sets algorithm / executor for a detected one */
+    MPI_Info cinfo = mt_info(info_alg[cs % 5], info_exec[(cs / 5) % 4]);
     MPI_Comm g = MPI_COMM_NULL;
     int rc;
     if (sp->method == M_ADJACENT) {
-        rc = Cart_dist_graph_create_adjacent(old, nin, src, MPI_UNWEIGHTED, nout[me], mydst, MPI_UNWEIGHTED,
-                                             MPI_INFO_NULL, reorder, &g);
+        rc = Cart_dist_graph_create_adjacent(old, nin, src, MPI_UNWEIGHTED, nout[me], mydst, MPI_UNWEIGHTED, cinfo,
+                                             reorder, &g);
     } else {
         /* every edge given by a process other than its source (p >= 2), in
          * runs: a source may appear several times */
@@ -1104,12 +1109,13 @@ static void run_case(int cs)
                 dests[nd++] = dst[u * cap + i];
             }
         }
-        rc = Cart_dist_graph_create(old, n, sources, degrees, dests, MPI_UNWEIGHTED, MPI_INFO_NULL, reorder, &g);
+        rc = Cart_dist_graph_create(old, n, sources, degrees, dests, MPI_UNWEIGHTED, cinfo, reorder, &g);
         free(sources);
         free(degrees);
         free(dests);
         free(uord);
     }
+    mt_info_free(&cinfo);
     int ok = check_rc(rc, method_name[sp->method]) && g != MPI_COMM_NULL, allok = 0;
     MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     view_t w;
