@@ -634,7 +634,10 @@ int Cart_exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
  * cover the communicator, graphs whose ranks MPI reordered.  On a detected
  * graph the v and w variants run DIRECT (block sizes are only agreed per
  * edge); the regular ones may combine messages and so need the same block
- * size on every process.  CARTCOLL_VERBOSE=1 says whether and why not.
+ * size on every process.  The detection also agrees on the cost model
+ * (what an earlier Cart_neighborhood_create measured, or CARTCOLL_ALPHA /
+ * CARTCOLL_BETA, or the defaults), so a detected graph chooses like a
+ * neighbourhood communicator.  CARTCOLL_VERBOSE=1 says whether and why not.
  * ------------------------------------------------------------------------ */
 int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                     const int sourceweights[], int outdegree, const int destinations[],

@@ -23,22 +23,6 @@ static const char *const field_names[NF] = {
     "reorder flag", "algorithm/executor choice (info or CARTCOLL_ALGORITHM/CARTCOLL_EXECUTOR)", NULL, NULL, NULL, NULL
 };
 
-/* Non-negative doubles order like their bit patterns, so a MAX reduction
- * of long longs agrees on them too. */
-static long long model_bits(double x)
-{
-    long long b = 0;
-    if (x > 0) memcpy(&b, &x, sizeof b);
-    return b;
-}
-
-static double model_value(long long b)
-{
-    double x;
-    memcpy(&x, &b, sizeof x);
-    return x;
-}
-
 /* Local checks; returns MPI_SUCCESS or an error code (not raised). */
 static int check_args(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
                       const int targets[], const int weights[], MPI_Comm *cartcomm)
@@ -134,9 +118,9 @@ static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const lon
     if (rc == MPI_SUCCESS && f[F_CALIB]) {
         rc = cc_model_agree(priv, &alpha, &beta, &overhead);
     } else if (rc == MPI_SUCCESS) { /* agreed above: the maximum over processes */
-        alpha = model_value(f[F_ALPHA]);
-        beta = model_value(f[F_BETA]);
-        overhead = model_value(f[F_OVERHEAD]);
+        alpha = cc_model_value(f[F_ALPHA]);
+        beta = cc_model_value(f[F_BETA]);
+        overhead = cc_model_value(f[F_OVERHEAD]);
         cc_model_defaults(&alpha, &beta, &overhead);
     }
     if (rc == MPI_SUCCESS) {
@@ -193,9 +177,9 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
         f[F_REORDER] = reorder != 0;
         f[F_CHOICE] = defaults.algorithm * 16 + defaults.executor;
         f[F_CALIB] = need_calibration;
-        f[F_ALPHA] = model_bits(alpha);
-        f[F_BETA] = model_bits(beta);
-        f[F_OVERHEAD] = model_bits(overhead);
+        f[F_ALPHA] = cc_model_bits(alpha);
+        f[F_BETA] = cc_model_bits(beta);
+        f[F_OVERHEAD] = cc_model_bits(overhead);
     }
     int rc = agree(comm, f, differs);
     if (rc != MPI_SUCCESS) {

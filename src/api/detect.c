@@ -5,7 +5,8 @@
  * representatives on periodic dimensions, so distinct offsets mean distinct
  * processes; the stable sort then maps the k-th edge to a neighbour onto the
  * k-th copy of its offset on both sides, which is MPI's rule for repeated
- * edges.  One MPI_Allreduce of nine integers decides for everyone.
+ * edges.  One MPI_Allreduce of twelve integers decides for everyone and agrees on
+ * the cost model.
  *
  * Not yet detected (they keep the per-edge plan, which is correct): meshes
  * whose border processes list fewer neighbours or MPI_PROC_NULL, comm_old
@@ -95,7 +96,7 @@ static const char *analyse(MPI_Comm comm_old, MPI_Comm g, analysis *a)
 }
 
 /* The Cartesian neighbourhood of a detected graph, attached to g. */
-static int attach(MPI_Comm g, MPI_Info info, analysis *a, const char *who)
+static int attach(MPI_Comm g, MPI_Info info, analysis *a, const double model[3], const char *who)
 {
     const cc_grid *gr = &a->naming->grid;
     cc_nbh *n = cc_nbh_new(gr->d, gr->dims, gr->periods, a->t, a->sorted, NULL);
@@ -111,11 +112,14 @@ static int attach(MPI_Comm g, MPI_Info info, analysis *a, const char *who)
         memcpy(n->rperm, a->rperm, sizeof(int) * (size_t)a->t);
         /* every process must choose alike without talking: environment and
          * the creation's info (equal everywhere, as MPI requires of info
-         * in collective calls), fixed model values */
+         * in collective calls); the model agreed below */
         rc = cc_options_env(&n->defaults);
     }
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &n->defaults, who);
-    if (rc == MPI_SUCCESS) rc = cc_model_fixed(&n->alpha, &n->beta, &n->overhead);
+    n->alpha = model[0];
+    n->beta = model[1];
+    n->overhead = model[2];
+    cc_model_defaults(&n->alpha, &n->beta, &n->overhead);
     if (rc == MPI_SUCCESS) rc = cc_comm_attach_idup(g, n);
     if (rc != MPI_SUCCESS) cc_nbh_release(n);
     return rc;
@@ -126,12 +130,20 @@ int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
     analysis a;
     memset(&a, 0, sizeof a);
     const char *why = analyse(comm_old, g, &a);
-    /* maximum of each value and of its negation: equal everywhere? */
-    long long v[9] = { why != NULL, a.t, -(long long)a.t, a.hash, -a.hash, a.nhash, -a.nhash, a.hash2, -a.hash2 };
-    long long r[9];
-    int rc = MPI_Allreduce(v, r, 9, MPI_LONG_LONG, MPI_MAX, g);
+    /* maximum of each value and of its negation: equal everywhere?  And
+     * the cost model, as far as this process knows it (measured by an
+     * earlier Cart_neighborhood_create, or the environment): the maximum,
+     * so that every process chooses alike, as on the neighbourhood. */
+    double m[3] = { -1, -1, -1 };
+    int need;
+    if (cc_model_local(&m[0], &m[1], &m[2], &need) != MPI_SUCCESS) m[0] = m[1] = m[2] = -1;
+    long long v[12] = { why != NULL, a.t, -(long long)a.t, a.hash, -a.hash, a.nhash, -a.nhash, a.hash2, -a.hash2,
+                        cc_model_bits(m[0]), cc_model_bits(m[1]), cc_model_bits(m[2]) };
+    long long r[12];
+    int rc = MPI_Allreduce(v, r, 12, MPI_LONG_LONG, MPI_MAX, g);
     int cart = rc == MPI_SUCCESS && !r[0] && r[1] == -r[2] && r[3] == -r[4] && r[5] == -r[6] && r[7] == -r[8];
-    if (rc == MPI_SUCCESS && cart) rc = attach(g, info, &a, who);
+    const double model[3] = { cc_model_value(r[9]), cc_model_value(r[10]), cc_model_value(r[11]) };
+    if (rc == MPI_SUCCESS && cart) rc = attach(g, info, &a, model, who);
     if (cc_verbose() && a.rank == 0)
         fprintf(stderr, "cartcoll: %s: %s%s\n", who, cart && rc == MPI_SUCCESS ? "Cartesian (message-combining schedules)"
                 : "not Cartesian: ", cart ? "" : why ? why : "the processes' neighbourhoods differ");

@@ -58,6 +58,20 @@ int cc_model_fixed(double *alpha, double *beta, double *overhead)
     return rc;
 }
 
+long long cc_model_bits(double x)
+{
+    long long b = 0;
+    if (x > 0) memcpy(&b, &x, sizeof b);
+    return b;
+}
+
+double cc_model_value(long long bits)
+{
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 void cc_model_defaults(double *alpha, double *beta, double *overhead)
 {
     if (!(*alpha > 0)) *alpha = CC_DEFAULT_ALPHA;

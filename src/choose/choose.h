@@ -23,6 +23,11 @@ int cc_model_local(double *alpha, double *beta, double *overhead, int *need);
  * or an error code (bad environment value; the defaults are then set). */
 int cc_model_fixed(double *alpha, double *beta, double *overhead);
 
+/* Non-negative doubles order like their bit patterns, so a MAX reduction
+ * of long longs agrees on model values too (unknown values: 0). */
+long long cc_model_bits(double x);
+double cc_model_value(long long bits);
+
 /* Defaults for model values that are still unknown (<= 0). */
 void cc_model_defaults(double *alpha, double *beta, double *overhead);
 
