@@ -29,4 +29,10 @@ cmake --build "$work/b" >/dev/null
 for exe in "$work/consumer_pc" "$work/b/consumer_cmake" "$work/b/consumer_static"; do
     "$launcher" -n 2 "$exe"
 done
-echo "install: pkg-config, find_package (shared and static): all ok"
+# the installed cartbench runs from the prefix alone (its RPATH), checked
+if [ -x "$prefix/bin/cartbench" ]; then
+    env -u LD_LIBRARY_PATH "$launcher" -n 2 "$prefix/bin/cartbench" --no-progress --reps 2 --warmup 1 -m 1 \
+        --ops alltoall --variants mpi,cart --tolerate-mpi moore:2,3 >"$work/cartbench.out"
+    grep -q "all cartcoll checks OK" "$work/cartbench.out" || { cat "$work/cartbench.out" >&2; exit 1; }
+fi
+echo "install: pkg-config, find_package (shared and static), installed cartbench: all ok"
