@@ -521,19 +521,42 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  * reduce combines at the root the send buffers of its in-neighbours;
  * allreduce does that at every process at once.  A process with no
  * contribution leaves its receive buffer untouched.  Non-commutative
- * operations are applied in neighbour order j = 0, 1, ...  Reduce_scatter
- * and the scans are MPI_ERR_TOPOLOGY on neighbourhood communicators.
+ * operations are applied in neighbour order j = 0, 1, ... (left to right).
+ * Reduce_scatter and the scans are MPI_ERR_TOPOLOGY on neighbourhood
+ * communicators.  Details:
+ *   - the lists are those of the communicator in its block order: a graph's
+ *     (MPI_Dist_graph_neighbors), MPI's 2d neighbours of an MPI_Cart_create
+ *     communicator, dst[i] = R + N[i] and src[j] = R - N[j] on a
+ *     Cart_neighborhood_create communicator; MPI_PROC_NULL entries take part
+ *     in nothing;
+ *   - the argument arrays of gatherv (recvcounts, displs: indegree entries)
+ *     and scatterv (sendcounts, displs: outdegree entries) have one entry per
+ *     neighbour, as MPI's neighbourhood collectives have;
+ *   - repeated edges: gather and reduce take one contribution per edge;
+ *     bcast and scatter deliver one buffer per process, so a process that
+ *     is the root's out-neighbour several times receives once (scatter: the
+ *     block of the root's last edge to it);
+ *   - MPI_IN_PLACE as in the MPI collective of the same name: the root's
+ *     sendbuf of gather (its blocks from itself stay as they are) and reduce
+ *     (its contribution, where it is its own in-neighbour, is its recvbuf),
+ *     the root's recvbuf of scatter (it sends nothing to itself), any
+ *     sendbuf of allreduce; elsewhere MPI_ERR_BUFFER;
+ *   - every process must give the same root; persistent calls check it
+ *     (MPI_ERR_ROOT), blocking and non-blocking ones cannot without
+ *     communication;
+ *   - a user-defined operation must stay valid while a request using it
+ *     exists (persistent: until Cart_request_free).
+ * This release runs them with one message per edge (DIRECT) on every kind of
+ * neighbourhood; message-combining schedules for them on Cartesian
+ * neighbourhoods come later.
  *
  * Status of this release: global and inter-communicator meaning of every
- * collective; neighbourhood meaning of the six [core] collectives on every
- * communicator with a topology (Cart_neighborhood_create and MPI_Cart_create:
- * Cartesian schedules; distributed graphs and MPI-1 graphs: one message per
- * edge, in the graph's block order, repeated edges matched as MPI defines).
- * Graphs made by Cart_dist_graph_create[_adjacent] are detected as
- * Cartesian when periodic or interior-only (see below).  The other
- * collectives with neighbourhood meaning return
- * MPI_ERR_UNSUPPORTED_OPERATION with a message saying so (see the README's
- * status table).
+ * collective; neighbourhood meaning of every collective on every
+ * communicator with a topology (the six [core] ones with Cartesian
+ * schedules on Cart_neighborhood_create and MPI_Cart_create communicators
+ * and on detected graphs, one message per edge on other graphs; the others
+ * as said above).  Graphs made by Cart_dist_graph_create[_adjacent] are
+ * detected as Cartesian as described below.
  * ------------------------------------------------------------------------ */
 
 int Cart_barrier(MPI_Comm comm);

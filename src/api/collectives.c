@@ -76,20 +76,21 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
      * byte displacements (MPI_Get_address); never with a predefined type
      * at a displacement counted in extents. */
     int send_abs = a->variant == CC_W && a->collective == CC_ALLTOALL, recv_abs = a->variant == CC_W;
+    int core = a->collective <= CC_ALLTOALL; /* the six [core] collectives (else per-edge, unpermuted) */
     for (int i = 0; i < b->nsend; i++)
         if (!a->sendbuf && b->send[i].bytes > 0 && b->send[i].named && !send_abs)
             return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
-                                 n->sperm && b->nsend > 1 ? n->sperm[i] : i, (long long)b->send[i].bytes);
-    for (int i = 0; i < n->t; i++) {
+                                 core && n->sperm && b->nsend > 1 ? n->sperm[i] : i, (long long)b->send[i].bytes);
+    for (int i = 0; i < b->t; i++) {
         const cc_blk *sb = &b->send[b->nsend > 1 ? i : 0], *rb = &b->recv[i];
-        int ri = n->rperm ? n->rperm[i] : i; /* the caller's index of receive block i */
+        int ri = core && n->rperm ? n->rperm[i] : i; /* the caller's index of receive block i */
         if (!a->recvbuf && rb->bytes > 0 && rb->named && !recv_abs)
             return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, ri,
                                  (long long)rb->bytes);
         /* Block i has one type signature everywhere: locally, the send block
          * and the receive block agree in size (graphs, detected or not:
          * different edges, whose sizes may differ). */
-        if (!n->graph && !n->detected && !n->dead[i] && sb->bytes != rb->bytes)
+        if (core && !n->graph && !n->detected && !n->dead[i] && sb->bytes != rb->bytes)
             return cc_error_code(MPI_ERR_ARG,
                                  "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
                                  "the same type signature on the sending and the receiving side",
@@ -100,10 +101,11 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
 
 static int check_args(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
 {
+    if (a->collective > CC_ALLTOALL) return MPI_SUCCESS; /* checked by the front (api/neighbor.c) */
     if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
         return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
-    int rc = check_side(priv, who, a, CC_SIDE_SEND, n->graph ? n->outdeg : n->t);
-    if (rc == MPI_SUCCESS) rc = check_side(priv, who, a, CC_SIDE_RECV, n->t);
+    int rc = check_side(priv, who, a, CC_SIDE_SEND, cc_nbh_nsendblocks(n));
+    if (rc == MPI_SUCCESS) rc = check_side(priv, who, a, CC_SIDE_RECV, cc_nbh_nrecvblocks(n));
     return rc;
 }
 
@@ -139,7 +141,20 @@ static int run_blocking(MPI_Comm comm, const char *who, cc_plan *p)
  * MPI_SUCCESS or an error code (not raised). */
 static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_blocks **blocks)
 {
-    int rc = cc_blocks_new(a, n->graph ? n->outdeg : n->t, n->t, n->sperm, n->rperm, blocks);
+    int rc;
+    if (a->collective > CC_ALLTOALL) {
+        /* Per-edge plans: the caller's blocks in its own order; which sides
+         * are significant depends on the root. */
+        int here = a->root == n->rank, nsend = 1, nrecv = 1;
+        if (a->collective == CC_BCAST || a->collective == CC_SCATTER) nsend = here ? cc_args_nsend(a, cc_nbh_nsendblocks(n)) : 0;
+        if (a->collective == CC_GATHER && here && a->in_place) nsend = 0;
+        if (a->collective == CC_BCAST) nrecv = !here;
+        if (a->collective == CC_GATHER || a->collective == CC_REDUCE) nrecv = here ? cc_args_nrecv(a, cc_nbh_nrecvblocks(n)) : 0;
+        if (a->collective == CC_SCATTER && here && a->in_place) nrecv = 0;
+        rc = cc_blocks_new(a, nsend, nrecv, NULL, NULL, blocks);
+    } else {
+        rc = cc_blocks_new(a, cc_args_nsend(a, n->graph ? n->outdeg : n->t), n->t, n->sperm, n->rperm, blocks);
+    }
     if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
     if ((rc = check_blocks(who, a, n, *blocks)) != MPI_SUCCESS) {
         cc_blocks_release(*blocks);
@@ -152,6 +167,28 @@ static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_
  * call's plan goes into the plan cache.  Local: returns MPI_SUCCESS or an
  * error code (not raised).  Non-persistent plans get their tag later
  * (cc_comm_tag), persistent ones use `tag`. */
+/* The per-edge plan of a seed-000 collective (its schedule and local plan
+ * depend on the root, so the plan owns them). */
+static int plan_edges(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, int mode, int tag,
+                      cc_blocks *blocks, cc_plan **plan)
+{
+    cc_edges e;
+    cc_schedule *s = NULL;
+    cc_local *l = NULL;
+    int st = cc_nbh_edges(n, &e);
+    if (st == CC_OK) st = cc_schedule_edges(a->collective, &e, a->root, a->in_place, &s, &l);
+    if (st != CC_OK) return status_code(who, st);
+    int rc = cc_plan_create(plan, s, l, blocks, CC_DIRECT, CC_EXEC_DATATYPE, mode == CC_MODE_PERSISTENT, priv, tag);
+    if (rc != MPI_SUCCESS) {
+        cc_schedule_free(s);
+        cc_local_free(l);
+        return cc_error_mpi_code(rc, who);
+    }
+    (*plan)->own_sched = s;
+    (*plan)->own_local = l;
+    return MPI_SUCCESS;
+}
+
 static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
                      cc_choice want, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
@@ -159,6 +196,11 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
     int rc = MPI_SUCCESS;
     cc_candidates cand;
     *nplans = 0;
+    if (a->collective > CC_ALLTOALL) {
+        rc = plan_edges(who, a, n, priv, mode, tag, blocks, &plans[0]);
+        *nplans = rc == MPI_SUCCESS;
+        return rc;
+    }
     /* A detected graph agrees on block sizes per edge only: the v and w
      * variants go straight (DIRECT keeps every block on its own edge). */
     if (n->detected && a->variant != CC_REGULAR) want.algorithm = CC_DIRECT;
@@ -208,7 +250,8 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     int nplans = 0, rc = MPI_SUCCESS, cacheable = 0;
     if (mode != CC_MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
-    if (rc == MPI_SUCCESS) cacheable = !cs->nbh->graph && cc_plancache_eligible(a, cs->nbh->t);
+    if (rc == MPI_SUCCESS)
+        cacheable = a->collective <= CC_ALLTOALL && !cs->nbh->graph && cc_plancache_eligible(a, cs->nbh->t);
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
     if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
@@ -255,7 +298,7 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
     cc_blocks *blocks = NULL;
     if (rc == MPI_SUCCESS) rc = describe_call(who, a, cs->nbh, &blocks);
-    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, &tag);
+    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, a->collective > CC_ALLTOALL ? a->root : -1, &tag);
     if (agreed != MPI_SUCCESS) {
         cc_blocks_release(blocks);
         return cc_error_raise(comm, agreed);
@@ -275,21 +318,29 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     return MPI_SUCCESS;
 }
 
+int cc_nbh_run(const char *who, const cc_args *a, MPI_Comm comm, int kind, cc_comm *cs, int mode, MPI_Info info,
+               Cart_request *request)
+{
+    MPI_Comm priv;
+    int rc = MPI_SUCCESS;
+    if (kind == CC_KIND_CART || kind == CC_KIND_GRAPH) rc = cc_adopt(comm, kind, &cs, who);
+    if (rc == MPI_SUCCESS) rc = cc_comm_ready(cs, who, &priv);
+    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
+    if (mode == CC_MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
+    return transient(who, a, comm, cs, priv, mode, request);
+}
+
 /* Dispatch on what the communicator is (api/front.h). */
 static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info,
                       Cart_request *request)
 {
     cc_comm *cs;
-    MPI_Comm priv;
     int kind;
     int rc = cc_kind_of(comm, &kind, &cs, who);
-    if (rc == MPI_SUCCESS && (kind == CC_KIND_PLAIN || kind == CC_KIND_INTER))
-        return cc_global_core(who, a, comm, kind == CC_KIND_INTER, mode, info, request);
-    if (rc == MPI_SUCCESS && (kind == CC_KIND_CART || kind == CC_KIND_GRAPH)) rc = cc_adopt(comm, kind, &cs, who);
-    if (rc == MPI_SUCCESS) rc = cc_comm_ready(cs, who, &priv);
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (mode == CC_MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
-    return transient(who, a, comm, cs, priv, mode, request);
+    if (kind == CC_KIND_PLAIN || kind == CC_KIND_INTER)
+        return cc_global_core(who, a, comm, kind == CC_KIND_INTER, mode, info, request);
+    return cc_nbh_run(who, a, comm, kind, cs, mode, info, request);
 }
 
 /* ---- entry points ------------------------------------------------------- */

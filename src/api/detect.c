@@ -104,6 +104,7 @@ static int attach(MPI_Comm g, MPI_Info info, analysis *a, const double model[3],
     n->grid.colmajor = gr->colmajor;
     cc_nbh_place(n, a->rank);
     n->detected = 1;
+    n->indeg = n->outdeg = a->t;
     n->sperm = malloc(sizeof(int) * (size_t)(a->t + 1));
     n->rperm = malloc(sizeof(int) * (size_t)(a->t + 1));
     int rc = n->sperm && n->rperm ? MPI_SUCCESS : MPI_ERR_NO_MEM;

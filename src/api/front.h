@@ -1,10 +1,10 @@
 /* The API front: one descriptor per collective and the dispatch of every
  * Cart_ collective on the structure of its communicator (topo/kind.h):
- *   neighbourhood (Cart_neighborhood_create, adopted MPI_Cart_create) -> the
- *     Cartesian pipeline (collectives.c);
- *   plain intra- and inter-communicators -> MPI's own collective (global.c);
- *   graphs, and the new collectives on neighbourhoods -> not yet
- *     (MPI_ERR_UNSUPPORTED_OPERATION). */
+ *   neighbourhoods (Cart_neighborhood_create, MPI_Cart_create, graphs,
+ *     detected or not) -> the pipeline of collectives.c: Cartesian schedules
+ *     for the six [core] collectives, per-edge plans for the others
+ *     (neighbor.c);
+ *   plain intra- and inter-communicators -> MPI's own collective (global.c). */
 #ifndef CC_FRONT_H
 #define CC_FRONT_H
 
@@ -41,6 +41,7 @@ enum {
 typedef struct cc_coll {
     const char *name;
     unsigned flags;
+    int nbh;          /* the collective with neighbourhood meaning (CC_BCAST ...), 0: undefined there */
     int (*blocking)(const cc_mpicall *c);
     int (*istart)(const cc_mpicall *c, MPI_Request *rq);
 } cc_coll;
@@ -55,6 +56,24 @@ extern const cc_coll cc_coll_barrier, cc_coll_bcast, cc_coll_gather, cc_coll_gat
  * are raised on c->comm. */
 int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode, MPI_Info info,
                   Cart_request *request);
+
+/* Local checks of call c of collective k on an intra-communicator whose
+ * argument arrays have nsend / nrecv entries (-1: one per process): request,
+ * root (*root_here: this process is it), operation, significant counts,
+ * arrays and datatypes.  Returns MPI_SUCCESS or an error code (not raised). */
+int cc_coll_check(const cc_coll *k, const char *who, const cc_mpicall *c, int nsend, int nrecv, int mode,
+                  const Cart_request *request, int *root_here);
+
+/* Run call a on a communicator with a neighbourhood (kind CC_KIND_NBH with
+ * its cc_comm cs, or CC_KIND_CART / CC_KIND_GRAPH, adopted here): the
+ * pipeline of collectives.c.  Errors are raised on comm. */
+int cc_nbh_run(const char *who, const cc_args *a, MPI_Comm comm, int kind, cc_comm *cs, int mode, MPI_Info info,
+               Cart_request *request);
+
+/* The seed-000 collectives with neighbourhood meaning (neighbor.c): checks,
+ * then cc_nbh_run.  c is released. */
+int cc_nbh_call(const cc_coll *coll, const char *who, cc_mpicall *c, int kind, cc_comm *cs, int mode,
+                MPI_Info info, Cart_request *request);
 
 /* The six [core] collectives (call a) with global meaning. */
 int cc_global_core(const char *who, const cc_args *a, MPI_Comm comm, int inter, int mode, MPI_Info info,
@@ -71,8 +90,7 @@ int cc_adopt(MPI_Comm comm, int kind, cc_comm **cs, const char *who);
  * (detect.c).  Returns MPI_SUCCESS (detected or not) or a raised error. */
 int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who);
 
-/* Entry of the collectives that have no Cartesian pipeline yet: dispatch on
- * the communicator's kind. */
+/* Entry of the seed-000 collectives: dispatch on the communicator's kind. */
 int cc_front_call(const cc_coll *coll, const char *who, cc_mpicall *c, int mode, MPI_Info info,
                   Cart_request *request);
 

@@ -20,13 +20,13 @@
 
 /* The two MPI calls of a collective and its descriptor.  `lower` and
  * `Upper` spell the MPI name (MPI_Ibcast, MPI_Bcast). */
-#define CC_COLL(lower, Upper, flags, ...)                                                     \
+#define CC_COLL(lower, Upper, nbh, flags, ...)                                                \
     static int Upper##_blocking(const cc_mpicall *c) { return MPI_##Upper(__VA_ARGS__); }     \
     static int Upper##_istart(const cc_mpicall *c, MPI_Request *rq)                           \
     {                                                                                         \
         return MPI_I##lower(__VA_ARGS__, rq);                                                 \
     }                                                                                         \
-    const cc_coll cc_coll_##lower = { #lower, flags, Upper##_blocking, Upper##_istart };
+    const cc_coll cc_coll_##lower = { #lower, flags, nbh, Upper##_blocking, Upper##_istart };
 
 /* Argument lists, as MPI orders them. */
 #define SEND c->sendbuf, c->sendcount, c->sendtype
@@ -35,24 +35,24 @@
 #define RECVV c->recvbuf, c->recvcounts, c->rdispls, c->recvtype
 #define RED c->sendbuf, c->recvbuf, c->recvcount, c->recvtype, c->op
 
-CC_COLL(barrier, Barrier, 0, c->comm)
-CC_COLL(bcast, Bcast, CC_F_ROOT | CC_F_RECV, RECV, c->root, c->comm)
-CC_COLL(gather, Gather, CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, SEND, RECV, c->root, c->comm)
-CC_COLL(gatherv, Gatherv, CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT, SEND, RECVV, c->root, c->comm)
-CC_COLL(scatter, Scatter, CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV, SEND, RECV, c->root, c->comm)
-CC_COLL(scatterv, Scatterv, CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV, SENDV, RECV, c->root, c->comm)
-CC_COLL(reduce, Reduce, CC_F_ROOT | CC_F_OP | CC_F_RECV, RED, c->root, c->comm)
-CC_COLL(allreduce, Allreduce, CC_F_OP | CC_F_RECV, RED, c->comm)
-CC_COLL(reduce_scatter_block, Reduce_scatter_block, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(reduce_scatter, Reduce_scatter, CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH, c->sendbuf,
+CC_COLL(barrier, Barrier, CC_BARRIER, 0, c->comm)
+CC_COLL(bcast, Bcast, CC_BCAST, CC_F_ROOT | CC_F_RECV, RECV, c->root, c->comm)
+CC_COLL(gather, Gather, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, SEND, RECV, c->root, c->comm)
+CC_COLL(gatherv, Gatherv, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT, SEND, RECVV, c->root, c->comm)
+CC_COLL(scatter, Scatter, CC_SCATTER, CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV, SEND, RECV, c->root, c->comm)
+CC_COLL(scatterv, Scatterv, CC_SCATTER, CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV, SENDV, RECV, c->root, c->comm)
+CC_COLL(reduce, Reduce, CC_REDUCE, CC_F_ROOT | CC_F_OP | CC_F_RECV, RED, c->root, c->comm)
+CC_COLL(allreduce, Allreduce, CC_ALLREDUCE, CC_F_OP | CC_F_RECV, RED, c->comm)
+CC_COLL(reduce_scatter_block, Reduce_scatter_block, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(reduce_scatter, Reduce_scatter, 0, CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH, c->sendbuf,
         c->recvbuf, c->recvcounts, c->recvtype, c->op, c->comm)
-CC_COLL(scan, Scan, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(exscan, Exscan, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(allgather, Allgather, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
-CC_COLL(allgatherv, Allgatherv, CC_F_SEND | CC_F_RECVV, SEND, RECVV, c->comm)
-CC_COLL(alltoall, Alltoall, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
-CC_COLL(alltoallv, Alltoallv, CC_F_SENDV | CC_F_RECVV, SENDV, RECVV, c->comm)
-CC_COLL(alltoallw, Alltoallw, CC_F_W, c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf,
+CC_COLL(scan, Scan, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(exscan, Exscan, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(allgather, Allgather, CC_ALLGATHER, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
+CC_COLL(allgatherv, Allgatherv, CC_ALLGATHER, CC_F_SEND | CC_F_RECVV, SEND, RECVV, c->comm)
+CC_COLL(alltoall, Alltoall, CC_ALLTOALL, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
+CC_COLL(alltoallv, Alltoallv, CC_ALLTOALL, CC_F_SENDV | CC_F_RECVV, SENDV, RECVV, c->comm)
+CC_COLL(alltoallw, Alltoallw, CC_ALLTOALL, CC_F_W, c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf,
         c->recvcounts, c->rdispls, c->recvtypes, c->comm)
 
 /* A communicator for probing datatypes (MPI_ERRORS_RETURN, never used for
@@ -68,19 +68,18 @@ static void make_probe(void)
 /* Which parts of a call are significant on this process (intra-
  * communicators; MPI checks inter-communicator calls itself). */
 typedef struct sides {
-    int n;             /* entries of the argument arrays */
+    int nsend, nrecv;  /* entries of the send and receive argument arrays */
     int send, recv;    /* scalar count and type */
     int sendv, recvv;  /* counts (displacements) arrays and one type */
     int sendw, recvw;  /* counts, displacements and types arrays */
 } sides;
 
-static sides significant(const cc_coll *k, const cc_mpicall *c, int root)
+static sides significant(const cc_coll *k, const cc_mpicall *c, int root, int nsend, int nrecv)
 {
     unsigned f = k->flags;
     sides s;
-    s.n = 0;
-    if (f & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_W)) /* arrays: their length */
-        MPI_Comm_size(c->comm, &s.n);
+    s.nsend = nsend;
+    s.nrecv = nrecv;
     int sp = c->sendbuf != MPI_IN_PLACE, rp = c->recvbuf != MPI_IN_PLACE;
     s.send = sp && ((f & CC_F_SEND) || ((f & CC_F_SEND_ROOT) && root));
     s.recv = rp && ((f & CC_F_RECV) || ((f & CC_F_RECV_ROOT) && root));
@@ -147,27 +146,44 @@ static int check_arrays(const char *who, const cc_mpicall *c, const sides *s)
     if (s->send) rc = check_side(who, "send", 1, c->sendcount, NULL, c->sendtype, NULL);
     if (rc == MPI_SUCCESS && s->recv) rc = check_side(who, "recv", 1, c->recvcount, NULL, c->recvtype, NULL);
     if (rc == MPI_SUCCESS && (s->sendv || s->sendw))
-        rc = check_side(who, "send", s->n, 0, c->sendcounts, c->sendtype, s->sendw ? c->sendtypes : NULL);
+        rc = check_side(who, "send", s->nsend, 0, c->sendcounts, c->sendtype, s->sendw ? c->sendtypes : NULL);
     if (rc == MPI_SUCCESS && (s->recvv || s->recvw))
-        rc = check_side(who, "recv", s->n, 0, c->recvcounts, c->recvtype, s->recvw ? c->recvtypes : NULL);
+        rc = check_side(who, "recv", s->nrecv, 0, c->recvcounts, c->recvtype, s->recvw ? c->recvtypes : NULL);
     return rc;
 }
 
 /* Local checks of what MPI would report less readably, or not at all
- * before crashing (uncommitted datatypes). */
+ * before crashing (uncommitted datatypes).  Arrays have nsend / nrecv
+ * entries; -1: one per process of the communicator. */
 static int check(const cc_coll *k, const char *who, const cc_mpicall *c, int inter, int mode,
-                 const Cart_request *request, sides *s)
+                 const Cart_request *request, int nsend, int nrecv, sides *s, int *here)
 {
     int rc = MPI_SUCCESS, root = 0;
     memset(s, 0, sizeof *s);
+    *here = 0;
     if (mode != CC_MODE_BLOCKING && !request) return cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
     if ((k->flags & CC_F_ROOT) && (rc = check_root(who, c, inter, &root)) != MPI_SUCCESS) return rc;
+    *here = root;
     if ((k->flags & CC_F_OP) && c->op == MPI_OP_NULL)
         return cc_error_code(MPI_ERR_OP, "%s: op is MPI_OP_NULL", who);
     if (inter) return MPI_SUCCESS; /* which side is significant depends on the group: MPI checks */
     pthread_once(&probe_once, make_probe);
-    *s = significant(k, c, root);
+    if ((nsend < 0 || nrecv < 0) &&
+        (k->flags & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_W))) {
+        int size; /* arrays: their length */
+        MPI_Comm_size(c->comm, &size);
+        nsend = nsend < 0 ? size : nsend;
+        nrecv = nrecv < 0 ? size : nrecv;
+    }
+    *s = significant(k, c, root, nsend, nrecv);
     return check_arrays(who, c, s);
+}
+
+int cc_coll_check(const cc_coll *k, const char *who, const cc_mpicall *c, int nsend, int nrecv, int mode,
+                  const Cart_request *request, int *root_here)
+{
+    sides s;
+    return check(k, who, c, 0, mode, request, nsend, nrecv, &s, root_here);
 }
 
 /* A copy of t the call owns when t is derived (the caller may free t). */
@@ -201,8 +217,9 @@ static const MPI_Datatype *keep_types(cc_mpicall *c, MPI_Datatype **at, const MP
  * documented). */
 static int persist(cc_mpicall *c, const sides *s)
 {
-    size_t n = (size_t)s->n, ntypes = 2 + (s->sendw ? n : 0) + (s->recvw ? n : 0);
-    char *mem = malloc(sizeof(int) * 4 * n + 2 * sizeof(MPI_Datatype) * ntypes + 1);
+    size_t ns = (size_t)s->nsend, nr = (size_t)s->nrecv;
+    size_t ntypes = 2 + (s->sendw ? ns : 0) + (s->recvw ? nr : 0);
+    char *mem = malloc(sizeof(int) * 2 * (ns + nr) + 2 * sizeof(MPI_Datatype) * ntypes + 1);
     if (!mem) return MPI_ERR_NO_MEM;
     MPI_Datatype *types = (MPI_Datatype *)mem, *tat = types + ntypes;
     int *ints = (int *)(mem + 2 * sizeof(MPI_Datatype) * ntypes), *at = ints;
@@ -212,15 +229,15 @@ static int persist(cc_mpicall *c, const sides *s)
     if (s->send || s->sendv) c->sendtype = keep_type(c, c->sendtype);
     if (s->recv || s->recvv) c->recvtype = keep_type(c, c->recvtype);
     if (s->sendv || s->sendw) {
-        c->sendcounts = keep_ints(&at, c->sendcounts, (int)n);
-        c->sdispls = keep_ints(&at, c->sdispls, (int)n);
+        c->sendcounts = keep_ints(&at, c->sendcounts, (int)ns);
+        c->sdispls = keep_ints(&at, c->sdispls, (int)ns);
     }
     if (s->recvv || s->recvw) {
-        c->recvcounts = keep_ints(&at, c->recvcounts, (int)n);
-        c->rdispls = keep_ints(&at, c->rdispls, (int)n);
+        c->recvcounts = keep_ints(&at, c->recvcounts, (int)nr);
+        c->rdispls = keep_ints(&at, c->rdispls, (int)nr);
     }
-    if (s->sendw) c->sendtypes = keep_types(c, &tat, c->sendtypes, (int)n);
-    if (s->recvw) c->recvtypes = keep_types(c, &tat, c->recvtypes, (int)n);
+    if (s->sendw) c->sendtypes = keep_types(c, &tat, c->sendtypes, (int)ns);
+    if (s->recvw) c->recvtypes = keep_types(c, &tat, c->recvtypes, (int)nr);
     c->owned = mem;
     free(old); /* converted arrays (global_core.c), copied above */
     return MPI_SUCCESS;
@@ -230,8 +247,9 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
                   Cart_request *request)
 {
     sides s;
+    int here;
     (void)info; /* MPI's non-blocking calls take none */
-    int rc = check(coll, who, c, inter, mode, request, &s);
+    int rc = check(coll, who, c, inter, mode, request, -1, -1, &s, &here);
     c->istart = coll->istart;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
         rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
@@ -267,13 +285,10 @@ int cc_front_call(const cc_coll *coll, const char *who, cc_mpicall *c, int mode,
     int rc = cc_kind_of(c->comm, &kind, &cs, who);
     if (rc == MPI_SUCCESS && (kind == CC_KIND_PLAIN || kind == CC_KIND_INTER))
         return cc_global_run(coll, who, c, kind == CC_KIND_INTER, mode, info, request);
+    if (rc == MPI_SUCCESS && coll->nbh) return cc_nbh_call(coll, who, c, kind, cs, mode, info, request);
     cc_mpicall_release(c);
     if (rc != MPI_SUCCESS) return cc_error_raise(c->comm, rc);
-    if (coll->flags & CC_F_NO_NBH)
-        return cc_error(c->comm, MPI_ERR_TOPOLOGY,
-                        "%s: %s is undefined on a communicator with a neighbourhood (graph or Cartesian "
-                        "topology); call it on the base communicator (Cart_comm_base)", who, coll->name);
-    return cc_error(c->comm, MPI_ERR_UNSUPPORTED_OPERATION,
-                    "%s: %s with neighbourhood meaning (graph and Cartesian communicators) is not implemented in "
-                    "this release of cartcoll; it works on communicators without topology", who, coll->name);
+    return cc_error(c->comm, MPI_ERR_TOPOLOGY,
+                    "%s: %s is undefined on a communicator with a neighbourhood (graph or Cartesian "
+                    "topology); call it on the base communicator (Cart_comm_base)", who, coll->name);
 }

@@ -7,7 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cc_args_nsend(const cc_args *a, int t) { return a->collective == CC_ALLTOALL ? t : 1; }
+int cc_args_nsend(const cc_args *a, int t)
+{
+    return a->collective == CC_ALLTOALL || a->collective == CC_SCATTER ? t : 1;
+}
+
+int cc_args_nrecv(const cc_args *a, int t)
+{
+    int c = a->collective;
+    return c == CC_ALLGATHER || c == CC_ALLTOALL || c == CC_GATHER ? t : 1;
+}
+
+int cc_args_reduces(const cc_args *a) { return a->collective == CC_REDUCE || a->collective == CC_ALLREDUCE; }
+
+/* Whether a side has one block, at the start of its buffer. */
+static int single(const cc_args *a, int side)
+{
+    return side == CC_SIDE_SEND ? cc_args_nsend(a, 2) == 1 : cc_args_nrecv(a, 2) == 1;
+}
 
 /* The count, type and byte displacement of block i of one side. */
 static void describe(const cc_args *a, int side, int i, int *count, MPI_Datatype *type, MPI_Aint *disp,
@@ -15,9 +32,9 @@ static void describe(const cc_args *a, int side, int i, int *count, MPI_Datatype
 {
     int send = side == CC_SIDE_SEND;
     *disp_in_extents = 1;
-    if (send && a->collective == CC_ALLGATHER) {
-        *count = a->sendcount;
-        *type = a->sendtype;
+    if (single(a, side)) {
+        *count = send ? a->sendcount : a->recvcount;
+        *type = send ? a->sendtype : a->recvtype;
         *disp = 0;
         return;
     }
@@ -98,23 +115,38 @@ static int own_types(cc_blocks *b)
     return MPI_SUCCESS;
 }
 
-int cc_blocks_new(const cc_args *a, int tsend, int t, const int *sperm, const int *rperm, cc_blocks **out)
+/* A block the caller's buffers do not have (a permutation entry < 0: an
+ * offset of a detected mesh that leads off the grid at this process). */
+static int empty_block(cc_blk *b)
+{
+    *b = (cc_blk){ NULL, 0, MPI_BYTE, 0, 1, NULL, 1 };
+    return MPI_SUCCESS;
+}
+
+int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out)
 {
     *out = NULL;
+    int t = nrecv;
     cc_blocks *b = calloc(1, sizeof *b);
     if (!b) return MPI_ERR_NO_MEM;
     atomic_init(&b->refs, 1);
     b->t = t;
-    b->nsend = cc_args_nsend(a, tsend);
+    b->nsend = nsend;
+    b->reduces = cc_args_reduces(a);
+    b->op = b->reduces ? a->op : MPI_OP_NULL;
     b->send = malloc(sizeof(cc_blk) * (size_t)(b->nsend ? b->nsend : 1));
     b->recv = malloc(sizeof(cc_blk) * (size_t)(t ? t : 1));
     int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     cc_typeinfo ti = CC_TYPEINFO_NONE;
-    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++)
-        rc = cc_args_block(a, CC_SIDE_SEND, sperm && b->nsend > 1 ? sperm[i] : i, &b->send[i], &ti);
+    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) {
+        int k = sperm && b->nsend > 1 ? sperm[i] : i;
+        rc = k < 0 ? empty_block(&b->send[i]) : cc_args_block(a, CC_SIDE_SEND, k, &b->send[i], &ti);
+    }
     ti.type = MPI_DATATYPE_NULL;
-    for (int i = 0; i < t && rc == MPI_SUCCESS; i++)
-        rc = cc_args_block(a, CC_SIDE_RECV, rperm ? rperm[i] : i, &b->recv[i], &ti);
+    for (int i = 0; i < t && rc == MPI_SUCCESS; i++) {
+        int k = rperm ? rperm[i] : i;
+        rc = k < 0 ? empty_block(&b->recv[i]) : cc_args_block(a, CC_SIDE_RECV, k, &b->recv[i], &ti);
+    }
     if (rc == MPI_SUCCESS) rc = own_types(b);
     if (rc != MPI_SUCCESS) {
         cc_blocks_release(b);

@@ -65,7 +65,7 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
         blk->type = r->type;
         *span = r->bytes;
         *origin = -k->ti.true_lb;
-    } else if (k->basic != MPI_DATATYPE_NULL && k->bi.size > 0 && k->bi.size == k->bi.true_extent &&
+    } else if (!b->reduces && k->basic != MPI_DATATYPE_NULL && k->bi.size > 0 && k->bi.size == k->bi.true_extent &&
                k->bi.extent == k->bi.size && r->bytes / k->bi.size <= 0x7fffffff) {
         /* (more basic elements than an int counts: the receive type's layout below) */
         MPI_Aint n = r->bytes / k->bi.size;

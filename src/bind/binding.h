@@ -24,8 +24,9 @@ enum { CC_REGULAR = 0, CC_VECTOR = 1, CC_W = 2 };
 enum { CC_SIDE_SEND = 0, CC_SIDE_RECV = 1 };
 
 typedef struct cc_args {
-    int collective;              /* CC_ALLGATHER or CC_ALLTOALL */
-    int variant;                 /* CC_REGULAR, CC_VECTOR, CC_W */
+    int collective;              /* CC_ALLGATHER ... CC_BARRIER (sched/schedule.h) */
+    int variant;                 /* CC_REGULAR, CC_VECTOR, CC_W: the side with one block per
+                                  * neighbour (gatherv: receive, scatterv: send) */
     const void *sendbuf;
     void *recvbuf;
     int sendcount, recvcount;    /* regular (allgather: sendcount always) */
@@ -34,6 +35,9 @@ typedef struct cc_args {
     const int *sdispls, *rdispls;          /* v: in extents */
     const MPI_Aint *sdisplsw, *rdisplsw;   /* w: in bytes */
     const MPI_Datatype *sendtypes, *recvtypes;
+    int root;                    /* rooted collectives */
+    int in_place;                /* the root passed MPI_IN_PLACE (gather, scatter) */
+    MPI_Op op;                   /* reductions */
 } cc_args;
 
 typedef struct cc_blk {
@@ -46,8 +50,14 @@ typedef struct cc_blk {
     int named;           /* the datatype is predefined */
 } cc_blk;
 
-/* Number of send blocks of the call (t for alltoall, 1 for allgather). */
+/* Number of send blocks of the call with t out-neighbours (t for alltoall
+ * and scatter, else 1), and of receive blocks with t in-neighbours (t for
+ * allgather, alltoall and gather, else 1). */
 int cc_args_nsend(const cc_args *a, int t);
+int cc_args_nrecv(const cc_args *a, int t);
+/* Whether the collective reduces (its temporaries keep the receive type's
+ * layout, for MPI_Reduce_local). */
+int cc_args_reduces(const cc_args *a);
 
 /* Describe block i of a side.  `ti` caches the facts of the last datatype
  * seen (initialise its type to MPI_DATATYPE_NULL); walking blocks in order
@@ -61,17 +71,20 @@ int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *t
  * them later. */
 typedef struct cc_blocks {
     atomic_int refs;
-    int t, nsend;
+    int t, nsend;                /* receive and send blocks */
+    int reduces;                 /* a reduction with operation op */
+    MPI_Op op;
     cc_blk *send, *recv;
     MPI_Datatype *owned;
     int nowned;
 } cc_blocks;
 
-/* Describe the blocks of call `a` with tsend out-neighbours and t
- * in-neighbours (equal but on graphs); send[i] (alltoall) is the caller's
- * send block sperm[i], recv[i] its receive block rperm[i] (NULL: i).
- * Returns MPI_SUCCESS or an MPI error class. */
-int cc_blocks_new(const cc_args *a, int tsend, int t, const int *sperm, const int *rperm, cc_blocks **out);
+/* Describe the nsend send and nrecv receive blocks of call `a` (counts from
+ * cc_args_nsend/nrecv, or 0 for a side that is not significant on this
+ * process); send[i] is the caller's send block sperm[i] (when nsend > 1),
+ * recv[i] its receive block rperm[i] (NULL: i; an entry < 0: no such block,
+ * an empty one stands in).  Returns MPI_SUCCESS or an MPI error class. */
+int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out);
 void cc_blocks_release(cc_blocks *b);
 
 typedef struct cc_binding {

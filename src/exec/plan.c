@@ -45,6 +45,8 @@ void cc_plan_free(cc_plan *p)
     free(p->slotops);
     free(p->copybuf);
     cc_binding_free(&p->bind);
+    cc_schedule_free(p->own_sched);
+    cc_local_free(p->own_local);
     free(p);
 }
 
@@ -105,6 +107,11 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
         p->copyops[j] = (cc_copyop){ src->data, dst->data, src->bytes, fast ? NULL : src, fast ? NULL : dst };
         /* scratch only between two non-contiguous blocks */
         if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
+    }
+    /* A reduction starts by copying its last operand into receive block 0. */
+    if (rc == MPI_SUCCESS && l->nreduce > 0) {
+        const cc_blk *last = cc_binding_slot(&p->bind, l->reduce[l->nreduce - 1]), *acc = &blocks->recv[0];
+        if (!last->data && !acc->data && last->bytes > p->copycap) p->copycap = last->bytes;
     }
     if (rc == MPI_SUCCESS && p->copycap > 0 && !(p->copybuf = malloc((size_t)p->copycap))) rc = MPI_ERR_NO_MEM;
 
@@ -169,6 +176,32 @@ static int run_copies(cc_plan *p)
     return MPI_SUCCESS;
 }
 
+/* recv 0 = reduce[0] op reduce[1] op ... op reduce[n-1], in this order for
+ * operations that do not commute: MPI_Reduce_local(in, inout) computes
+ * inout = in op inout, so the operands are folded in from the right. */
+static int run_reduce(cc_plan *p)
+{
+    const cc_local *l = p->local;
+    if (l->nreduce == 0) return MPI_SUCCESS;
+    const cc_blocks *b = p->bind.blocks;
+    const cc_blk *acc = &b->recv[0], *x = cc_binding_slot(&p->bind, l->reduce[l->nreduce - 1]);
+    int rc = MPI_SUCCESS;
+    if (x->data && acc->data) memcpy(acc->data, x->data, (size_t)x->bytes);
+    else rc = cc_blk_copy(x, acc, p->copybuf, p->copycap, p->comm, p->tag);
+    for (int j = l->nreduce - 2; rc == MPI_SUCCESS && j >= 0; j--) {
+        x = cc_binding_slot(&p->bind, l->reduce[j]);
+        rc = MPI_Reduce_local(x->addr, acc->addr, acc->count, acc->type, b->op);
+    }
+    return rc;
+}
+
+/* After the last phase: local copies, then the reduction. */
+static int finish(cc_plan *p)
+{
+    int rc = run_copies(p);
+    return rc == MPI_SUCCESS ? run_reduce(p) : rc;
+}
+
 /* The phase in flight completed: unpack, move on, post the next one. */
 static int next_phase(cc_plan *p)
 {
@@ -176,14 +209,14 @@ static int next_phase(cc_plan *p)
     if (rc != MPI_SUCCESS) return rc;
     p->nreqs = 0;
     if (++p->phase < p->local->nphases) return post_phase(p);
-    return run_copies(p);
+    return finish(p);
 }
 
 int cc_plan_start(cc_plan *p)
 {
     p->phase = 0;
     p->nreqs = 0;
-    if (p->local->nphases == 0) return run_copies(p);
+    if (p->local->nphases == 0) return finish(p);
     return post_phase(p);
 }
 

@@ -57,6 +57,8 @@ typedef struct cc_plan {
     MPI_Datatype *types;          /* datatypes created for messages */
     int ntypes, captypes;
     struct cc_cache_entry *cached; /* the plan cache owns this plan (plancache.c) */
+    cc_schedule *own_sched;       /* schedule and local plan made for this plan alone (per-edge */
+    cc_local *own_local;          /* plans of rooted calls), freed with it; else NULL */
 } cc_plan;
 
 typedef struct cc_exec {
@@ -76,7 +78,8 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
 void cc_plan_free(cc_plan *p);
 
 /* Run: start (posts phase 0), test (advances as far as it can without
- * blocking; *done when everything including local copies finished). */
+ * blocking; *done when everything including local copies and the
+ * reduction of a reducing plan finished). */
 int cc_plan_start(cc_plan *p);
 int cc_plan_test(cc_plan *p, int *done);
 /* Block in MPI until the phase in flight completed (then cc_plan_test

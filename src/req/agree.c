@@ -13,9 +13,9 @@ int cc_comm_ready(cc_comm *cs, const char *who, MPI_Comm *priv)
     return MPI_SUCCESS;
 }
 
-enum { A_ERR, A_ALG, A_NALG, A_EXEC, A_NEXEC, A_BUSY, A_N = A_BUSY + CC_TAG_WINDOW };
+enum { A_ERR, A_ALG, A_NALG, A_EXEC, A_NEXEC, A_ROOT, A_NROOT, A_BUSY, A_N = A_BUSY + CC_TAG_WINDOW };
 
-int cc_agree_init(cc_comm *cs, MPI_Comm priv, const char *who, int local, const cc_choice *want, int *tag)
+int cc_agree_init(cc_comm *cs, MPI_Comm priv, const char *who, int local, const cc_choice *want, int root, int *tag)
 {
     long long v[A_N], r[A_N];
     int busy[CC_TAG_WINDOW], rc, searched = 0;
@@ -25,6 +25,8 @@ int cc_agree_init(cc_comm *cs, MPI_Comm priv, const char *who, int local, const 
     v[A_NALG] = local ? LLONG_MIN : -want->algorithm;
     v[A_EXEC] = local ? LLONG_MIN : want->executor;
     v[A_NEXEC] = local ? LLONG_MIN : -want->executor;
+    v[A_ROOT] = local ? LLONG_MIN : root;
+    v[A_NROOT] = local ? LLONG_MIN : -root;
     for (;;) {
         cc_comm_busy_pairs(cs, busy);
         for (int j = 0; j < CC_TAG_WINDOW; j++) v[A_BUSY + j] = busy[j];
@@ -40,6 +42,9 @@ int cc_agree_init(cc_comm *cs, MPI_Comm priv, const char *who, int local, const 
         if (r[A_ERR])
             return cc_error_code(MPI_ERR_ARG, "%s: another process passed invalid arguments (see its error); no "
                                  "process made the request", who);
+        if (r[A_ROOT] != -r[A_NROOT])
+            return cc_error_code(MPI_ERR_ROOT, "%s: the processes gave different roots (%lld and %lld at least); "
+                                 "every process must give the same root", who, -r[A_NROOT], r[A_ROOT]);
         if (r[A_ALG] != -r[A_NALG] || r[A_EXEC] != -r[A_NEXEC])
             return cc_error_code(MPI_ERR_ARG, "%s: the processes asked for different %s (info key %s); every "
                                  "process must give the same value", who,

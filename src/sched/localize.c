@@ -63,6 +63,7 @@ void cc_local_free(cc_local *l)
     free(l->rounds);
     free(l->slots);
     free(l->copies);
+    free(l->reduce);
     free(l);
 }
 

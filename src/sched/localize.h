@@ -35,6 +35,11 @@ typedef struct cc_local {
     int *copies;         /* 2*ncopies: src, dst slot references */
     int max_phase_rounds;/* largest number of rounds in one phase */
     long long sent;      /* entries sent by this process (its volume) */
+    /* Reductions (schedule_edges.h): after the copies, receive block 0
+     * becomes reduce[0] op reduce[1] op ... op reduce[nreduce-1] (slots, in
+     * this order); nothing when nreduce is 0. */
+    int nreduce;
+    int *reduce;
 } cc_local;
 
 /* Localize `s` for the process at `coords` on grid `g` (the offsets in `s`

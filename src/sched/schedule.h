@@ -56,6 +56,15 @@ enum { CC_SLOT_SEND = 0, CC_SLOT_RECV = 1, CC_SLOT_TEMP = 2, CC_SLOT_TEMP2 = 3 }
  * MPI layer). */
 #define CC_ALLGATHER 1
 #define CC_ALLTOALL  2
+/* The collectives of seed 000 with neighbourhood meaning (CART_BCAST ...
+ * CART_ALLREDUCE; the barrier has no public code).  Their DIRECT plans are
+ * built from edge lists (schedule_edges.h). */
+#define CC_BCAST     3
+#define CC_GATHER    4
+#define CC_SCATTER   5
+#define CC_REDUCE    6
+#define CC_ALLREDUCE 7
+#define CC_BARRIER   8
 #define CC_DIRECT    1
 #define CC_COMBINING 2
 #define CC_TORUS     3

@@ -1,7 +1,7 @@
 #include "topo/nbh.h"
 
 #include "base/errors.h"
-#include "sched/schedule_graph.h"
+#include "sched/schedule_edges.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +97,8 @@ void cc_nbh_release(cc_nbh *n)
     free(n->sperm);
     free(n->srcs);
     free(n->dsts);
+    free(n->esrc);
+    free(n->edst);
     free(n);
 }
 
@@ -111,7 +113,8 @@ int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule 
     if (n->graph) algorithm = CC_DIRECT;
     pthread_mutex_lock(&n->lock);
     if (n->graph && !n->sched[collective][algorithm]) {
-        rc = cc_schedule_graph(collective, n->indeg, n->srcs, n->outdeg, n->dsts, &n->sched[collective][algorithm],
+        cc_edges e = { n->rank, n->indeg, n->outdeg, n->srcs, n->dsts };
+        rc = cc_schedule_edges(collective, &e, CC_NONE, 0, &n->sched[collective][algorithm],
                                &n->local[collective][algorithm]);
     } else if (!n->sched[collective][algorithm]) {
         cc_nset ns = cc_nbh_nset(n);
@@ -132,6 +135,43 @@ int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out)
     if (!n->local[collective][algorithm])
         rc = cc_localize(s, &n->grid, n->coords, &n->local[collective][algorithm]);
     *out = n->local[collective][algorithm];
+    pthread_mutex_unlock(&n->lock);
+    return rc;
+}
+
+int cc_nbh_edges(cc_nbh *n, cc_edges *e)
+{
+    int rc = CC_OK;
+    e->me = n->rank;
+    e->indeg = cc_nbh_nrecvblocks(n);
+    e->outdeg = cc_nbh_nsendblocks(n);
+    if (n->graph) {
+        e->src = n->srcs;
+        e->dst = n->dsts;
+        return CC_OK;
+    }
+    pthread_mutex_lock(&n->lock);
+    if (!n->esrc) {
+        int *src = malloc(sizeof(int) * ((size_t)e->indeg + 1)), *dst = malloc(sizeof(int) * ((size_t)e->outdeg + 1));
+        if (src && dst) {
+            for (int j = 0; j < e->indeg; j++) src[j] = CC_NONE;
+            for (int i = 0; i < e->outdeg; i++) dst[i] = CC_NONE;
+            for (int i = 0; i < n->t; i++) {
+                const int *off = n->raw + (size_t)i * (size_t)n->d;
+                int si = n->sperm ? n->sperm[i] : i, ri = n->rperm ? n->rperm[i] : i;
+                if (si >= 0 && si < e->outdeg) dst[si] = cc_grid_shift(&n->grid, n->coords, off, 1);
+                if (ri >= 0 && ri < e->indeg) src[ri] = cc_grid_shift(&n->grid, n->coords, off, -1);
+            }
+            n->esrc = src;
+            n->edst = dst;
+        } else {
+            free(src);
+            free(dst);
+            rc = CC_ENOMEM;
+        }
+    }
+    e->src = n->esrc;
+    e->dst = n->edst;
     pthread_mutex_unlock(&n->lock);
     return rc;
 }

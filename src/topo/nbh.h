@@ -16,6 +16,7 @@
 #include "sched/localize.h"
 #include "base/options.h"
 #include "sched/schedule.h"
+#include "sched/schedule_edges.h"
 
 typedef struct cc_nbh {
     atomic_int refs;
@@ -30,7 +31,8 @@ typedef struct cc_nbh {
     int *weights;             /* t, or NULL: unweighted */
     /* A graph that is not Cartesian (graph = 1; d = 0, t = indeg): the
      * neighbours' ranks in the graph's order, CC_NONE for MPI_PROC_NULL. */
-    int graph, indeg, outdeg;
+    int graph, indeg, outdeg; /* also set on detected graphs (their degrees, which
+                               * are less than t at the border of a mesh) */
     int *srcs, *dsts;
     int detected;             /* a graph found Cartesian (Cart_dist_graph_create*): blocks per edge */
     int *sperm;               /* t, or NULL (identity): the send block of offset i is the caller's
@@ -44,6 +46,8 @@ typedef struct cc_nbh {
     cc_schedule *sched[3][4]; /* [collective][algorithm], on reduced offsets */
     cc_local *local[3][4];
     struct cc_comm *dups;     /* duplicates whose private MPI_Comm_idup is pending */
+    int *esrc, *edst;         /* Cartesian: the neighbours' ranks in the caller's block order
+                               * (cc_nbh_edges), built on first use under the lock */
 } cc_nbh;
 
 /* Allocate a neighbourhood for the given (already validated) arguments:
@@ -62,6 +66,17 @@ void cc_nbh_release(cc_nbh *n);
  * Return CC_OK, CC_ENOMEM or CC_ETOOBIG. */
 int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule **out);
 int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out);
+
+/* How many send (receive) blocks the caller's arguments have: the graph's
+ * out- (in-)degree on graphs, detected or not, else t. */
+static inline int cc_nbh_nsendblocks(const cc_nbh *n) { return n->graph || n->detected ? n->outdeg : n->t; }
+static inline int cc_nbh_nrecvblocks(const cc_nbh *n) { return n->graph || n->detected ? n->indeg : n->t; }
+
+/* This process's neighbour lists in the caller's block order (graphs: as
+ * the graph gives them; Cartesian: dst[i] = R + N[i], src[j] = R - N[j],
+ * through the permutations of MPI_Cart_create communicators and detected
+ * graphs), for the per-edge plans.  Returns CC_OK or CC_ENOMEM. */
+int cc_nbh_edges(cc_nbh *n, cc_edges *e);
 
 /* The neighbour set of the reduced offsets (what executions route). */
 cc_nset cc_nbh_nset(const cc_nbh *n);
