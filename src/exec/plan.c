@@ -104,7 +104,9 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
         const cc_blk *dst = cc_binding_slot(&p->bind, l->copies[2 * j + 1]);
         if (src->bytes > dst->bytes) rc = MPI_ERR_TRUNCATE;
         int fast = src->data && dst->data;
-        p->copyops[j] = (cc_copyop){ src->data, dst->data, src->bytes, fast ? NULL : src, fast ? NULL : dst };
+        /* a block copied onto itself: nothing to move (decided once, here) */
+        MPI_Aint bytes = fast && src->data == dst->data ? 0 : src->bytes;
+        p->copyops[j] = (cc_copyop){ src->data, dst->data, bytes, fast ? NULL : src, fast ? NULL : dst };
         /* scratch only between two non-contiguous blocks */
         if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
     }
@@ -164,10 +166,9 @@ static MPI_Request *phase_reqs(cc_plan *p)
 
 static int run_copies(cc_plan *p)
 {
-    const cc_copyop *op = p->copyops;
-    for (int j = 0, n = p->local->ncopies; j < n; j++, op++) {
+    for (const cc_copyop *op = p->copyops, *end = op + p->local->ncopies; op < end; op++) {
         if (!op->src_blk) {
-            if (op->src != op->dst) memmove(op->dst, op->src, (size_t)op->bytes);
+            memmove(op->dst, op->src, (size_t)op->bytes);
             continue;
         }
         int rc = cc_blk_copy(op->src_blk, op->dst_blk, p->copybuf, p->copycap, p->comm, p->tag);
@@ -182,7 +183,6 @@ static int run_copies(cc_plan *p)
 static int run_reduce(cc_plan *p)
 {
     const cc_local *l = p->local;
-    if (l->nreduce == 0) return MPI_SUCCESS;
     const cc_blocks *b = p->bind.blocks;
     const cc_blk *acc = &b->recv[0], *x = cc_binding_slot(&p->bind, l->reduce[l->nreduce - 1]);
     int rc = MPI_SUCCESS;
@@ -199,7 +199,7 @@ static int run_reduce(cc_plan *p)
 static int finish(cc_plan *p)
 {
     int rc = run_copies(p);
-    return rc == MPI_SUCCESS ? run_reduce(p) : rc;
+    return rc != MPI_SUCCESS || p->local->nreduce == 0 ? rc : run_reduce(p);
 }
 
 /* The phase in flight completed: unpack, move on, post the next one. */

@@ -143,7 +143,8 @@ static cc_local *local_of(const lists *L)
         r->rfirst = l->nslots;
         r->rcount = i < L->nrecv;
         if (r->rcount) l->slots[l->nslots++] = L->recv[i].slot;
-        r->sdirect = r->rdirect = 1;
+        r->sdirect = (unsigned char)r->scount; /* one block from / into its own buffer */
+        r->rdirect = (unsigned char)r->rcount;
         l->sent += r->scount;
     }
     return l;

@@ -10,7 +10,9 @@
  * no neighbour, nothing moves):
  *   allgather  SEND 0 to every dst[i]; RECV j from src[j]
  *   alltoall   SEND i to dst[i]; RECV j from src[j]
- *   barrier    as allgather, with empty blocks
+ *   barrier    an empty message along every edge, all received into the one
+ *              (empty) receive block 0 (the one slot written several times
+ *              in a phase, harmless as it holds no data)
  *   bcast      the root sends SEND 0 once to each distinct dst[i] other than
  *              itself; a process that has the root among its sources
  *              receives RECV 0 once
@@ -22,7 +24,8 @@
  *              among its sources receives RECV 0 once
  *   reduce     SEND 0 to the root once per edge to it; the root receives
  *              from every src[j] into a temporary and reduces them in
- *              neighbour order into RECV 0
+ *              neighbour order into RECV 0 (a root without sources gets
+ *              no reduction: RECV 0 stays untouched)
  *   allreduce  every process is a root
  * `in_place` (the root's MPI_IN_PLACE): gather and scatter leave out the
  * root's messages to itself (its blocks stay where they are).
