@@ -117,15 +117,15 @@ static int status_code(const char *who, int status)
     return cc_error_code(MPI_ERR_COUNT, "%s: the schedule is too large for this neighbourhood", who);
 }
 
-static void release_plan(cc_plan *p)
+static void release_plan(cc_comm *cs, cc_plan *p)
 {
-    if (p->cached) cc_plancache_release(p);
+    if (p->cached) cc_plancache_release(cs, p);
     else cc_plan_free(p);
 }
 
 /* A blocking call runs its plan here, without a request; while it waits it
  * advances the caller's other active requests (MPI's progress rule). */
-static int run_blocking(MPI_Comm comm, const char *who, cc_plan *p)
+static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p)
 {
     int done = 0, rc = cc_plan_start(p);
     while (rc == MPI_SUCCESS) {
@@ -133,7 +133,7 @@ static int run_blocking(MPI_Comm comm, const char *who, cc_plan *p)
         if (rc != MPI_SUCCESS || done) break;
         if (cc_progress_others(NULL) == 0) rc = cc_plan_block(p);
     }
-    release_plan(p);
+    release_plan(cs, p);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(comm, rc, who);
 }
 
@@ -225,7 +225,7 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
         (*nplans)++;
     }
     if (rc != MPI_SUCCESS) {
-        for (int i = 0; i < *nplans; i++) release_plan(plans[i]);
+        for (int i = 0; i < *nplans; i++) release_plan(cs, plans[i]);
         *nplans = 0;
         return rc;
     }
@@ -267,12 +267,12 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
     if (mode == CC_MODE_BLOCKING) {
         plans[0]->tag = cc_comm_tag(cs);
-        return run_blocking(comm, who, plans[0]);
+        return run_blocking(comm, cs, who, plans[0]);
     }
     Cart_request r;
     rc = cc_request_new(&r, cs, comm, who, 0, plans, nplans, -1);
     if (rc != MPI_SUCCESS) {
-        release_plan(plans[0]);
+        release_plan(cs, plans[0]);
         return cc_error_mpi(comm, rc, who);
     }
     plans[0]->tag = cc_comm_tag(cs);
@@ -310,7 +310,7 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     cc_blocks_release(blocks);
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {
-        for (int i = 0; i < nplans; i++) release_plan(plans[i]);
+        for (int i = 0; i < nplans; i++) release_plan(cs, plans[i]);
         rc = cc_error_mpi_code(rc, who);
     }
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);

@@ -56,7 +56,7 @@ typedef struct cc_plan {
     MPI_Aint copycap;
     MPI_Datatype *types;          /* datatypes created for messages */
     int ntypes, captypes;
-    struct cc_cache_entry *cached; /* the plan cache owns this plan (plancache.c) */
+    int cached;                   /* the plan cache of its communicator owns this plan */
     cc_schedule *own_sched;       /* schedule and local plan made for this plan alone (per-edge */
     cc_local *own_local;          /* plans of rooted calls), freed with it; else NULL */
 } cc_plan;

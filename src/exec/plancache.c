@@ -10,10 +10,10 @@ typedef struct cc_cache_entry {
     void *store;
     int in_use;
     unsigned long stamp;  /* last use, for eviction */
-    struct cc_plancache *owner;
 } cc_cache_entry;
 
 struct cc_plancache {
+    cc_cache_base base;   /* first: the communicator state destroys the cache through it */
     pthread_mutex_t lock;
     cc_cache_entry e[CC_PLAN_CACHE_SIZE];
     unsigned long clock;
@@ -80,7 +80,7 @@ static int same(const cc_args *a, const cc_args *b, int t)
 static void entry_clear(cc_cache_entry *e)
 {
     if (e->plan) {
-        e->plan->cached = NULL;
+        e->plan->cached = 0;
         cc_plan_free(e->plan);
     }
     free(e->store);
@@ -118,28 +118,29 @@ static int entry_key(cc_cache_entry *e, const cc_args *a, int t)
     return 1;
 }
 
-/* Free every cached plan (the communicator goes away): the communicator
- * state calls this through cc_comm.cache_free. */
-static void cache_free(struct cc_plancache *pc)
+/* Free every cached plan (the communicator state goes away). */
+static void cache_free(cc_cache_base *base)
 {
+    struct cc_plancache *pc = (struct cc_plancache *)base;
     for (int i = 0; i < CC_PLAN_CACHE_SIZE; i++) entry_clear(&pc->e[i]);
     pthread_mutex_destroy(&pc->lock);
     free(pc);
 }
 
+/* c's cache, made on first use without a lock: of two threads that race
+ * here, one installs its cache and the other frees its own. */
 static struct cc_plancache *cache_of(cc_comm *c)
 {
-    pthread_mutex_lock(&c->lock);
-    if (!c->cache) {
-        c->cache = calloc(1, sizeof *c->cache);
-        if (c->cache) {
-            pthread_mutex_init(&c->cache->lock, NULL);
-            c->cache->t = c->nbh->t;
-            c->cache_free = cache_free;
-        }
-    }
-    pthread_mutex_unlock(&c->lock);
-    return c->cache;
+    cc_cache_base *have = atomic_load(&c->cache);
+    if (have) return (struct cc_plancache *)have;
+    struct cc_plancache *pc = calloc(1, sizeof *pc);
+    if (!pc) return NULL;
+    pc->base.destroy = cache_free;
+    pthread_mutex_init(&pc->lock, NULL);
+    pc->t = c->nbh->t;
+    if (atomic_compare_exchange_strong(&c->cache, &have, &pc->base)) return pc;
+    cache_free(&pc->base);
+    return (struct cc_plancache *)have;
 }
 
 cc_plan *cc_plancache_take(cc_comm *c, const cc_args *a)
@@ -179,8 +180,7 @@ int cc_plancache_put(cc_comm *c, const cc_args *a, cc_plan *p)
             victim->plan = p;
             victim->in_use = 1;
             victim->stamp = ++pc->clock;
-            victim->owner = pc;
-            p->cached = victim;
+            p->cached = 1;
             taken = 1;
         } else {
             entry_clear(victim);
@@ -190,13 +190,11 @@ int cc_plancache_put(cc_comm *c, const cc_args *a, cc_plan *p)
     return taken;
 }
 
-void cc_plancache_release(cc_plan *p)
+void cc_plancache_release(cc_comm *c, cc_plan *p)
 {
-    cc_cache_entry *e = p->cached;
-    struct cc_plancache *pc = e->owner;
+    struct cc_plancache *pc = (struct cc_plancache *)atomic_load(&c->cache);
     pthread_mutex_lock(&pc->lock);
-    e->in_use = 0;
+    for (int i = 0; i < CC_PLAN_CACHE_SIZE; i++)
+        if (pc->e[i].plan == p) pc->e[i].in_use = 0;
     pthread_mutex_unlock(&pc->lock);
 }
-
-

@@ -26,7 +26,8 @@ cc_plan *cc_plancache_take(cc_comm *c, const cc_args *a);
  * did not take it (the caller keeps ownership). */
 int cc_plancache_put(cc_comm *c, const cc_args *a, cc_plan *p);
 
-/* The operation using p finished: p goes back to the cache (or is freed). */
-void cc_plancache_release(cc_plan *p);
+/* The operation using p (a plan of c's cache) finished: p goes back to the
+ * cache. */
+void cc_plancache_release(cc_comm *c, cc_plan *p);
 
 #endif

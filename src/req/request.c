@@ -84,7 +84,7 @@ void cc_request_destroy(Cart_request r)
     }
     cc_tune_free(r);
     for (int i = 0; i < r->ncand; i++) {
-        if (r->cand[i] && r->cand[i]->cached) cc_plancache_release(r->cand[i]);
+        if (r->cand[i] && r->cand[i]->cached) cc_plancache_release(r->cs, r->cand[i]);
         else cc_plan_free(r->cand[i]);
     }
     if (r->cs && r->pair >= 0) cc_comm_drop_pair(r->cs, r->pair);

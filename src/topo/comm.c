@@ -168,7 +168,8 @@ void cc_comm_retain(cc_comm *c) { atomic_fetch_add(&c->refs, 1); }
 void cc_comm_release(cc_comm *c)
 {
     if (!c || atomic_fetch_sub(&c->refs, 1) != 1) return;
-    if (c->cache) c->cache_free(c->cache);
+    cc_cache_base *cache = atomic_load(&c->cache);
+    if (cache) cache->destroy(cache);
     pthread_mutex_destroy(&c->lock);
     int finalized = 0;
     MPI_Finalized(&finalized);

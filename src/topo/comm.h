@@ -15,7 +15,11 @@
 
 #include "topo/nbh.h"
 
-struct cc_plancache;
+/* A cache a higher layer keeps on the communicator state (the plan cache):
+ * the state owns it and destroys it with itself. */
+typedef struct cc_cache_base {
+    void (*destroy)(struct cc_cache_base *self);
+} cc_cache_base;
 
 /* Tags on the private communicator: 0..7 for set-up exchanges, then a range
  * for persistent requests (in pairs: the operation and its tuning
@@ -35,9 +39,9 @@ typedef struct cc_comm {
     unsigned long pseq;       /* where the search for a free persistent pair starts */
     int *live;                /* first tags of the pairs live persistent requests hold */
     int nlive, caplive;
-    pthread_mutex_t lock;     /* guards `cache` creation and `live` */
-    struct cc_plancache *cache; /* plans of recent blocking/non-blocking calls */
-    void (*cache_free)(struct cc_plancache *); /* set with `cache` by the plan cache (a higher layer) */
+    pthread_mutex_t lock;     /* guards `live` */
+    _Atomic(cc_cache_base *) cache; /* plans of recent blocking/non-blocking calls (exec/plancache.h),
+                                     * made on first use */
     atomic_int user_freed;    /* MPI_Comm_free was called on the user's communicator */
     MPI_Errhandler user_eh;   /* its error handler then (requests report errors through it) */
 } cc_comm;
