@@ -4,11 +4,11 @@
 # address space) include neither <mpi.h> nor an MPI layer.  Run at every
 # build (target check_layers) and as a test:
 #   cmake -DSRC=<repo>/src -P cmake/CheckLayers.cmake
-# A layer's rank is its position in the list; base, geom and sched form the
-# bottom (geom and sched pure).
+# A layer's rank is its position in the list; util, geom, sched and base
+# form the bottom (util, geom and sched pure).
 
-set(_pure geom sched)
-set(_order geom sched base topo bind exec choose req api)
+set(_pure util geom sched)
+set(_order util geom sched base topo bind exec choose req api)
 
 if(NOT SRC)
   message(FATAL_ERROR "CheckLayers: pass -DSRC=<source dir>")

@@ -6,6 +6,7 @@
 #include "base/errors.h"
 #include "topo/comm.h"
 #include "topo/naming.h"
+#include "util/alloc.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -157,7 +158,7 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
         return cc_error(cartcomm, MPI_ERR_ARG, "%s: unknown algorithm %d", who, algorithm);
     if (algorithm == CART_ALGORITHM_AUTO) {
         /* What a one-int block would use. */
-        cc_blk *recv = calloc((size_t)(n->t ? n->t : 1), sizeof *recv);
+        cc_blk *recv = cc_alloc_zarray((size_t)n->t, sizeof *recv);
         if (!recv) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         for (int i = 0; i < n->t; i++) recv[i].bytes = (MPI_Aint)sizeof(int);
         cc_candidates cand;

@@ -2,6 +2,7 @@
  * from the regular, v or w description; cc_blocks holds all of them, with
  * duplicates of the derived datatypes. */
 #include "bind/binding.h"
+#include "util/alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -134,8 +135,8 @@ int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, cons
     b->nsend = nsend;
     b->reduces = cc_args_reduces(a);
     b->op = b->reduces ? a->op : MPI_OP_NULL;
-    b->send = malloc(sizeof(cc_blk) * (size_t)(b->nsend ? b->nsend : 1));
-    b->recv = malloc(sizeof(cc_blk) * (size_t)(t ? t : 1));
+    b->send = cc_alloc_array((size_t)b->nsend, sizeof(cc_blk));
+    b->recv = cc_alloc_array((size_t)t, sizeof(cc_blk));
     int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     cc_typeinfo ti = CC_TYPEINFO_NONE;
     for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) {

@@ -1,6 +1,7 @@
 /* Temporaries of a binding: where blocks that travel several hops wait,
  * laid out compactly, and the resolution of every slot of a local plan. */
 #include "bind/binding.h"
+#include "util/alloc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -95,8 +96,8 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
     atomic_fetch_add(&blocks->refs, 1);
     b->blocks = blocks;
     b->ntemp = s->ntemp;
-    b->temp = calloc((size_t)(s->ntemp ? s->ntemp : 1), sizeof(cc_blk));
-    b->temp2 = calloc((size_t)(t ? t : 1), sizeof(cc_blk));
+    b->temp = cc_alloc_zarray((size_t)s->ntemp, sizeof(cc_blk));
+    b->temp2 = cc_alloc_zarray((size_t)t, sizeof(cc_blk));
     /* Which temporaries this process uses (TEMP2 only on meshes). */
     unsigned char *used = calloc((size_t)s->ntemp + (size_t)t + 1, 1);
     MPI_Aint *off = malloc(sizeof(MPI_Aint) * ((size_t)s->ntemp + (size_t)t + 1));
@@ -127,7 +128,7 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
         off[j] = total + origin; /* origin relative to the buffer, resolved below */
         total = align16(total + span);
     }
-    b->tempbuf = malloc((size_t)(total ? total : 1));
+    b->tempbuf = cc_alloc_array((size_t)total, 1);
     if (!b->tempbuf) {
         rc = MPI_ERR_NO_MEM;
         goto out;

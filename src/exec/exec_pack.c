@@ -7,6 +7,7 @@
  * schedule.  Messages of more than 2 GiB, or with an element MPI_Pack
  * cannot take in one run, are described as the datatype executor does. */
 #include "exec/plan.h"
+#include "util/alloc.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -66,8 +67,8 @@ static int prepare(cc_plan *p)
     /* Staging offsets: rounds of one phase need distinct areas, phases reuse
      * the same buffer (the next phase is packed after the previous one was
      * unpacked).  First record offsets relative to the buffer, then place. */
-    MPI_Aint *soff = malloc(sizeof(MPI_Aint) * (size_t)(l->nrounds ? l->nrounds : 1));
-    MPI_Aint *roff = malloc(sizeof(MPI_Aint) * (size_t)(l->nrounds ? l->nrounds : 1));
+    MPI_Aint *soff = cc_alloc_array((size_t)l->nrounds, sizeof(MPI_Aint));
+    MPI_Aint *roff = cc_alloc_array((size_t)l->nrounds, sizeof(MPI_Aint));
     int rc = (!soff || !roff) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     for (int ph = 0; rc == MPI_SUCCESS && ph < l->nphases; ph++) {
         MPI_Aint used = 0, st;
@@ -87,7 +88,7 @@ static int prepare(cc_plan *p)
     }
     if (rc == MPI_SUCCESS && most > 0 && !(p->stagebuf = malloc((size_t)most))) rc = MPI_ERR_NO_MEM;
     /* Slots resolved once: packing is then a loop of copies. */
-    if (rc == MPI_SUCCESS && !(p->slotops = malloc(sizeof(cc_copyop) * (size_t)(l->nslots ? l->nslots : 1))))
+    if (rc == MPI_SUCCESS && !(p->slotops = cc_alloc_array((size_t)l->nslots, sizeof(cc_copyop))))
         rc = MPI_ERR_NO_MEM;
     for (int j = 0; rc == MPI_SUCCESS && j < l->nslots; j++) {
         const cc_blk *b = cc_binding_slot(&p->bind, l->slots[j]);

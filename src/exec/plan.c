@@ -4,6 +4,7 @@
 #include "base/mpi_compat.h"
 
 #include "base/options.h"
+#include "util/alloc.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -90,14 +91,14 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
     p->smsg = calloc((size_t)nr, sizeof(cc_msg));
     p->rmsg = calloc((size_t)nr, sizeof(cc_msg));
     size_t nq = persistent ? 2 * (size_t)l->nrounds : 2 * (size_t)l->max_phase_rounds;
-    p->reqs = malloc(sizeof(MPI_Request) * (nq ? nq : 1));
+    p->reqs = cc_alloc_array(nq, sizeof(MPI_Request));
     int rc = (!p->smsg || !p->rmsg || !p->reqs) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     if (rc == MPI_SUCCESS) rc = cc_bind(&p->bind, blocks, s, l);
     if (rc == MPI_SUCCESS) rc = p->ex->prepare(p);
 
     /* Local copies, resolved once; scratch for those between blocks that are
      * not both contiguous. */
-    if (rc == MPI_SUCCESS && !(p->copyops = malloc(sizeof(cc_copyop) * (size_t)(l->ncopies ? l->ncopies : 1))))
+    if (rc == MPI_SUCCESS && !(p->copyops = cc_alloc_array((size_t)l->ncopies, sizeof(cc_copyop))))
         rc = MPI_ERR_NO_MEM;
     for (int j = 0; rc == MPI_SUCCESS && j < l->ncopies; j++) {
         const cc_blk *src = cc_binding_slot(&p->bind, l->copies[2 * j]);

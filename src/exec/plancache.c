@@ -1,4 +1,5 @@
 #include "exec/plancache.h"
+#include "util/alloc.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -95,7 +96,7 @@ static int entry_key(cc_cache_entry *e, const cc_args *a, int t)
     for (int k = 0; k < 6; k++)
         if (x.p[k]) total += x.sz[k] * (size_t)t;
     e->key = *a;
-    e->store = malloc(total ? total : 1);
+    e->store = cc_alloc_array(total, 1);
     if (!e->store) return 0;
     char *s = e->store;
     const void **dst[6] = { (const void **)&e->key.recvcounts, NULL, (const void **)&e->key.recvtypes,

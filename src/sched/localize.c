@@ -1,4 +1,5 @@
 #include "sched/localize.h"
+#include "util/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,12 +116,12 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
     *out = NULL;
     int d = s->d;
     cc_local *l = calloc(1, sizeof *l);
-    ctx c = { s, g, coords, malloc(sizeof(int) * (size_t)(d ? d : 1)),
-              malloc(sizeof(long long) * (size_t)(d ? d : 1)), 0 };
-    int *H = malloc(sizeof(int) * (size_t)(d ? d : 1));
+    ctx c = { s, g, coords, cc_alloc_array((size_t)d, sizeof(int)),
+              cc_alloc_array((size_t)d, sizeof(long long)), 0 };
+    int *H = cc_alloc_array((size_t)d, sizeof(int));
     if (l) {
         l->phase_first = malloc(sizeof(int) * ((size_t)s->nphases + 1));
-        l->rounds = malloc(sizeof(cc_lround) * (size_t)(s->nrounds ? s->nrounds : 1));
+        l->rounds = cc_alloc_array((size_t)s->nrounds, sizeof(cc_lround));
         l->slots = malloc(sizeof(int) * (2 * (size_t)s->nentries + 1));
         l->copies = malloc(sizeof(int) * (2 * (size_t)s->ncopies + 1));
     }

@@ -1,5 +1,6 @@
 /* Schedule container: building blocks shared by all builders, dispatch. */
 #include "sched/schedule.h"
+#include "util/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,9 @@ int cc_sched_begin(cc_schedule *s, const cc_nset *ns, int collective, int algori
     s->d = ns->d;
     s->t = ns->t;
     size_t d = (size_t)ns->d, t = (size_t)ns->t, td = t * d;
-    s->order = malloc((d ? d : 1) * sizeof(int));
-    s->perm = malloc((t ? t : 1) * sizeof(int));
-    s->offs = malloc((td ? td : 1) * sizeof(int));
+    s->order = cc_alloc_array((size_t)d, sizeof(int));
+    s->perm = cc_alloc_array((size_t)t, sizeof(int));
+    s->offs = cc_alloc_array((size_t)td, sizeof(int));
     if (!s->order || !s->perm || !s->offs) return CC_ENOMEM;
     for (int k = 0; k < ns->d; k++) s->order[k] = k;
     for (int i = 0; i < ns->t; i++) s->perm[i] = i;

@@ -5,6 +5,7 @@
  * processes.  Allgather sends its block once per distinct vector and the
  * receiver copies it into the repeats.  Zero vectors are local copies. */
 #include "sched/schedule.h"
+#include "util/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,7 +55,7 @@ int cc_vector_classes(const cc_nset *ns, int *cls, int *first)
 int cc_build_direct(const cc_nset *ns, int collective, cc_schedule *s)
 {
     int t = ns->t, d = ns->d;
-    int *cls = malloc(sizeof(int) * (size_t)(t ? t : 1)), *first = malloc(sizeof(int) * (size_t)(t ? t : 1));
+    int *cls = cc_alloc_array((size_t)t, sizeof(int)), *first = cc_alloc_array((size_t)t, sizeof(int));
     int *start = malloc(sizeof(int) * ((size_t)t + 2));
     int rc = cls && first && start ? CC_OK : CC_ENOMEM, n = 0;
     if (rc == CC_OK && (n = cc_vector_classes(ns, cls, first)) < 0) rc = CC_ENOMEM;

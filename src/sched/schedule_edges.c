@@ -1,6 +1,7 @@
 #include "sched/schedule_edges.h"
 
 #include "geom/geometry.h"
+#include "util/alloc.h"
 
 #include <stdlib.h>
 
@@ -36,7 +37,7 @@ static int by_rank_then_index(const void *a, const void *b)
 /* last[i] = 1 for the last index of each distinct destination. */
 static int mark_last(const cc_edges *e, unsigned char *last)
 {
-    ranked *r = malloc(sizeof(ranked) * (size_t)(e->outdeg ? e->outdeg : 1));
+    ranked *r = cc_alloc_array((size_t)e->outdeg, sizeof(ranked));
     if (!r) return CC_ENOMEM;
     for (int i = 0; i < e->outdeg; i++) {
         r[i] = (ranked){ e->dst[i], i };
@@ -78,7 +79,7 @@ static int messages(int coll, const cc_edges *e, int root, int in_place, lists *
         }
     }
     if ((coll == CC_BCAST || coll == CC_SCATTER) && is_root) {
-        unsigned char *last = malloc((size_t)e->outdeg + 1);
+        unsigned char *last = cc_alloc_array((size_t)e->outdeg, 1);
         if (!last || (rc = mark_last(e, last)) != CC_OK) {
             free(last);
             return CC_ENOMEM;
@@ -122,8 +123,8 @@ static cc_local *local_of(const lists *L)
     cc_local *l = calloc(1, sizeof *l);
     if (!l) return NULL;
     l->phase_first = malloc(2 * sizeof(int));
-    l->rounds = calloc((size_t)(n ? n : 1), sizeof(cc_lround));
-    l->slots = malloc(sizeof(int) * 2 * (size_t)(n ? n : 1));
+    l->rounds = cc_alloc_zarray((size_t)n, sizeof(cc_lround));
+    l->slots = cc_alloc_array(2 * (size_t)n, sizeof(int));
     if (!l->phase_first || !l->rounds || !l->slots) {
         cc_local_free(l);
         return NULL;
@@ -152,13 +153,13 @@ static cc_local *local_of(const lists *L)
 
 int cc_schedule_edges(int collective, const cc_edges *e, int root, int in_place, cc_schedule **s, cc_local **l)
 {
-    size_t nin = (size_t)e->indeg + 1, nout = (size_t)e->outdeg + 1;
+    size_t nin = (size_t)e->indeg, nout = (size_t)e->outdeg;
     lists L = { 0 };
     *s = calloc(1, sizeof **s);
     *l = NULL;
-    L.send = malloc(sizeof(half) * nout);
-    L.recv = malloc(sizeof(half) * nin);
-    L.reduce = malloc(sizeof(int) * nin);
+    L.send = cc_alloc_array(nout, sizeof(half));
+    L.recv = cc_alloc_array(nin, sizeof(half));
+    L.reduce = cc_alloc_array(nin, sizeof(int));
     int rc = *s && L.send && L.recv && L.reduce ? CC_OK : CC_ENOMEM;
     if (rc == CC_OK) rc = messages(collective, e, root, in_place, &L);
     if (rc == CC_OK && !(*l = local_of(&L))) rc = CC_ENOMEM;

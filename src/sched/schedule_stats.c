@@ -3,6 +3,7 @@
  * and seed 001 sec. 3 (D and V), evaluated in O(t*d) with no per-hop
  * loops, so raw offsets of any size are fine. */
 #include "sched/schedule_trie.h"
+#include "util/alloc.h"
 
 #include <stdlib.h>
 
@@ -16,8 +17,8 @@ static int torus_allgather_volume(const cc_nset *ns, const cc_coords *c, long lo
 {
     int d = ns->d, n = c->n, rc = CC_OK;
     size_t sz = (size_t)(n ? n : 1);
-    int *order = malloc((size_t)(d ? d : 1) * sizeof(int));
-    int *perm = malloc((size_t)(ns->t ? ns->t : 1) * sizeof(int));
+    int *order = cc_alloc_array((size_t)d, sizeof(int));
+    int *perm = cc_alloc_array((size_t)ns->t, sizeof(int));
     int *lvl = malloc(sz * sizeof(int)), *zsuf = malloc(sz * sizeof(int)), *end = malloc(sz * sizeof(int));
     *volume = 0;
     if (!order || !perm || !lvl || !zsuf || !end || cc_order_coords(c, order) < 0 ||
@@ -49,7 +50,7 @@ out:
 static int direct_stats(const cc_nset *ns, int collective, long long *phases, long long *rounds, long long *volume)
 {
     int d = ns->d, t = ns->t;
-    int *cls = malloc(sizeof(int) * (size_t)(t ? t : 1)), *first = malloc(sizeof(int) * (size_t)(t ? t : 1));
+    int *cls = cc_alloc_array((size_t)t, sizeof(int)), *first = cc_alloc_array((size_t)t, sizeof(int));
     int n = cls && first ? cc_vector_classes(ns, cls, first) : CC_ENOMEM;
     if (n < 0) {
         free(cls);
@@ -121,7 +122,7 @@ int cc_schedule_stats(const cc_nset *ns, int collective, int algorithm,
         for (int e = 0; e < c.n; e++)
             for (int k = 0; k < d; k++) *volume += ns->offs[(size_t)c.idx[e] * d + k] != 0;
     } else {
-        int *order = malloc((size_t)(d ? d : 1) * sizeof(int));
+        int *order = cc_alloc_array((size_t)d, sizeof(int));
         long long v = order ? cc_order_coords(&c, order) : CC_ENOMEM;
         free(order);
         if (v < 0) rc = CC_ENOMEM;

@@ -2,6 +2,7 @@
 
 #include "base/errors.h"
 #include "sched/schedule_edges.h"
+#include "util/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +20,8 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
     n->dims = malloc(sizeof(int) * (size_t)d);
     n->periods = malloc(sizeof(int) * (size_t)d);
     n->coords = malloc(sizeof(int) * (size_t)d);
-    n->raw = malloc(sizeof(int) * (td ? td : 1));
-    n->red = malloc(sizeof(int) * (td ? td : 1));
+    n->raw = cc_alloc_array(td, sizeof(int));
+    n->red = cc_alloc_array(td, sizeof(int));
     n->dead = malloc((size_t)t + 1);
     if (weights) n->weights = malloc(sizeof(int) * ((size_t)t + 1));
     if (!n->dims || !n->periods || !n->coords || !n->raw || !n->red || !n->dead ||
@@ -47,7 +48,7 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
 
 static int *copy_ranks(int n, const int r[])
 {
-    int *out = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *out = cc_alloc_array((size_t)(n > 0 ? n : 0), sizeof(int));
     for (int i = 0; out && i < n; i++) out[i] = r[i] == MPI_PROC_NULL ? CC_NONE : r[i];
     return out;
 }
@@ -152,7 +153,7 @@ int cc_nbh_edges(cc_nbh *n, cc_edges *e)
     }
     pthread_mutex_lock(&n->lock);
     if (!n->esrc) {
-        int *src = malloc(sizeof(int) * ((size_t)e->indeg + 1)), *dst = malloc(sizeof(int) * ((size_t)e->outdeg + 1));
+        int *src = cc_alloc_array((size_t)e->indeg, sizeof(int)), *dst = cc_alloc_array((size_t)e->outdeg, sizeof(int));
         if (src && dst) {
             for (int j = 0; j < e->indeg; j++) src[j] = CC_NONE;
             for (int i = 0; i < e->outdeg; i++) dst[i] = CC_NONE;
