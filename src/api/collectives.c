@@ -90,7 +90,7 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
         /* Block i has one type signature everywhere: locally, the send block
          * and the receive block agree in size (graphs, detected or not:
          * different edges, whose sizes may differ). */
-        if (core && !n->graph && !n->detected && !n->dead[i] && sb->bytes != rb->bytes)
+        if (core && !n->graph && !n->detected && !n->unreachable[i] && sb->bytes != rb->bytes)
             return cc_error_code(MPI_ERR_ARG,
                                  "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
                                  "the same type signature on the sending and the receiving side",
@@ -131,7 +131,7 @@ static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p)
     while (rc == MPI_SUCCESS) {
         rc = cc_plan_test(p, &done);
         if (rc != MPI_SUCCESS || done) break;
-        if (cc_progress_others(NULL) == 0) rc = cc_plan_block(p);
+        if (cc_progress_others(NULL) == 0) rc = cc_plan_wait_phase(p);
     }
     release_plan(cs, p);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(comm, rc, who);

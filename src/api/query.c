@@ -55,7 +55,7 @@ int Cart_neighbor_get(MPI_Comm cartcomm, int maxin, int sources[], int sourcewei
         return cc_error(cartcomm, MPI_ERR_ARG, "%s: sources, targets and the weights arguments must not be NULL "
                         "(pass MPI_UNWEIGHTED to skip weights)", who);
     for (int i = 0; i < n->t; i++) {
-        const int *v = n->raw + (size_t)i * n->d;
+        const int *v = n->offsets + (size_t)i * n->d;
         int s = cc_grid_shift(&n->grid, n->coords, v, -1), d = cc_grid_shift(&n->grid, n->coords, v, +1);
         sources[i] = s == CC_NONE ? MPI_PROC_NULL : s;
         targets[i] = d == CC_NONE ? MPI_PROC_NULL : d;
@@ -75,7 +75,7 @@ int Cart_neighborhood_get(MPI_Comm cartcomm, int maxt, int relatives[], int weig
     if (n->t > 0 && (!relatives || !weights))
         return cc_error(cartcomm, MPI_ERR_ARG, "%s: relatives and weights must not be NULL (pass MPI_UNWEIGHTED "
                         "to skip weights)", who);
-    if (n->t > 0) memcpy(relatives, n->raw, sizeof(int) * (size_t)n->t * (size_t)n->d);
+    if (n->t > 0) memcpy(relatives, n->offsets, sizeof(int) * (size_t)n->t * (size_t)n->d);
     if (weights != MPI_UNWEIGHTED) fill_weights(n, weights);
     return MPI_SUCCESS;
 }
@@ -167,7 +167,7 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
         if (st != CC_OK) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         algorithm = cand.c[0].algorithm;
     }
-    cc_nset raw = { n->d, n->t, n->raw, NULL };
+    cc_nset raw = { n->d, n->t, n->offsets, NULL };
     long long p, r, v;
     if (cc_schedule_stats(&raw, collective, algorithm, &p, &r, &v) != CC_OK)
         return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);

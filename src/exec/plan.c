@@ -234,7 +234,7 @@ int cc_plan_test(cc_plan *p, int *done)
     return MPI_SUCCESS;
 }
 
-int cc_plan_block(cc_plan *p)
+int cc_plan_wait_phase(cc_plan *p)
 {
     if (p->phase >= p->local->nphases) return MPI_SUCCESS;
     return cc_waitall(p->nreqs, phase_reqs(p));

@@ -102,7 +102,7 @@ static void drive(Cart_request r)
         cc_request_advance(r, &done);
         if (done) break;
         if (cc_progress_others(r) == 0) {
-            int rc = cc_request_block(r);
+            int rc = cc_request_wait_step(r);
             if (rc != MPI_SUCCESS) {
                 r->error = rc;
                 r->state = CC_REQ_DONE;

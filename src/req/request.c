@@ -168,7 +168,7 @@ int cc_request_advance(Cart_request r, int *done)
     return rc;
 }
 
-int cc_request_block(Cart_request r)
+int cc_request_wait_step(Cart_request r)
 {
     if (r->state != CC_REQ_ACTIVE) return MPI_SUCCESS;
     if (r->mpi) return MPI_Wait(&r->mreq, MPI_STATUS_IGNORE); /* advance_mpi then sees it done */
@@ -176,5 +176,5 @@ int cc_request_block(Cart_request r)
         if (r->round >= r->nrounds) return MPI_SUCCESS;
         return cc_waitall(2, r->agree + 2 * r->round);
     }
-    return cc_plan_block(r->plan);
+    return cc_plan_wait_phase(r->plan);
 }

@@ -100,7 +100,7 @@ int cc_request_advance(Cart_request r, int *done);
 
 /* Block until something of r's current step can complete (caller holds
  * r->busy); used only when nothing else needs progress. */
-int cc_request_block(Cart_request r);
+int cc_request_wait_step(Cart_request r);
 
 void cc_request_destroy(Cart_request r);
 

@@ -20,11 +20,11 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
     n->dims = malloc(sizeof(int) * (size_t)d);
     n->periods = malloc(sizeof(int) * (size_t)d);
     n->coords = malloc(sizeof(int) * (size_t)d);
-    n->raw = cc_alloc_array(td, sizeof(int));
-    n->red = cc_alloc_array(td, sizeof(int));
-    n->dead = malloc((size_t)t + 1);
+    n->offsets = cc_alloc_array(td, sizeof(int));
+    n->reduced = cc_alloc_array(td, sizeof(int));
+    n->unreachable = malloc((size_t)t + 1);
     if (weights) n->weights = malloc(sizeof(int) * ((size_t)t + 1));
-    if (!n->dims || !n->periods || !n->coords || !n->raw || !n->red || !n->dead ||
+    if (!n->dims || !n->periods || !n->coords || !n->offsets || !n->reduced || !n->unreachable ||
         (weights && !n->weights)) {
         cc_nbh_release(n);
         return NULL;
@@ -38,9 +38,9 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
     }
     n->grid.dims = n->dims;
     n->grid.periods = n->periods;
-    if (td) memcpy(n->raw, targets, td * sizeof(int));
+    if (td) memcpy(n->offsets, targets, td * sizeof(int));
     for (int i = 0; i < t; i++)
-        n->dead[i] = (unsigned char)cc_grid_reduce(&n->grid, n->raw + (size_t)i * d, n->red + (size_t)i * d);
+        n->unreachable[i] = (unsigned char)cc_grid_reduce(&n->grid, n->offsets + (size_t)i * d, n->reduced + (size_t)i * d);
     if (weights && t) memcpy(n->weights, weights, (size_t)t * sizeof(int));
     n->rank = CC_NONE;
     return n;
@@ -90,9 +90,9 @@ void cc_nbh_release(cc_nbh *n)
     free(n->dims);
     free(n->periods);
     free(n->coords);
-    free(n->raw);
-    free(n->red);
-    free(n->dead);
+    free(n->offsets);
+    free(n->reduced);
+    free(n->unreachable);
     free(n->weights);
     free(n->rperm);
     free(n->sperm);
@@ -105,7 +105,7 @@ void cc_nbh_release(cc_nbh *n)
 
 cc_nset cc_nbh_nset(const cc_nbh *n)
 {
-    return (cc_nset){ n->d, n->t, n->red, n->dead };
+    return (cc_nset){ n->d, n->t, n->reduced, n->unreachable };
 }
 
 int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule **out)
@@ -158,7 +158,7 @@ int cc_nbh_edges(cc_nbh *n, cc_edges *e)
             for (int j = 0; j < e->indeg; j++) src[j] = CC_NONE;
             for (int i = 0; i < e->outdeg; i++) dst[i] = CC_NONE;
             for (int i = 0; i < n->t; i++) {
-                const int *off = n->raw + (size_t)i * (size_t)n->d;
+                const int *off = n->offsets + (size_t)i * (size_t)n->d;
                 int si = n->sperm ? n->sperm[i] : i, ri = n->rperm ? n->rperm[i] : i;
                 if (si >= 0 && si < e->outdeg) dst[si] = cc_grid_shift(&n->grid, n->coords, off, 1);
                 if (ri >= 0 && ri < e->indeg) src[ri] = cc_grid_shift(&n->grid, n->coords, off, -1);

@@ -25,9 +25,9 @@ typedef struct cc_nbh {
     cc_grid grid;
     int rank;                 /* in the grid */
     int *coords;              /* d */
-    int *raw;                 /* t*d offsets as given */
-    int *red;                 /* t*d offsets reduced for the grid */
-    unsigned char *dead;      /* t: never reaches a process (mesh) */
+    int *offsets;             /* t*d offsets as given */
+    int *reduced;             /* t*d offsets reduced for the grid (what schedules route) */
+    unsigned char *unreachable; /* t: offset i never reaches a process (mesh) */
     int *weights;             /* t, or NULL: unweighted */
     /* A graph that is not Cartesian (graph = 1; d = 0, t = indeg): the
      * neighbours' ranks in the graph's order, CC_NONE for MPI_PROC_NULL. */
