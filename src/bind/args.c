@@ -28,7 +28,7 @@ static int single(const cc_args *a, int side)
 }
 
 /* The count, type and byte displacement of block i of one side. */
-static void describe(const cc_args *a, int side, int i, int *count, MPI_Datatype *type, MPI_Aint *disp,
+static void block_layout(const cc_args *a, int side, int i, int *count, MPI_Datatype *type, MPI_Aint *disp,
                      int *disp_in_extents)
 {
     int send = side == CC_SIDE_SEND;
@@ -64,7 +64,7 @@ int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *t
     int count, in_ext, rc;
     MPI_Datatype type;
     MPI_Aint disp;
-    describe(a, side, i, &count, &type, &disp, &in_ext);
+    block_layout(a, side, i, &count, &type, &disp, &in_ext);
     if (ti->type != type && (rc = cc_typeinfo_get(type, ti)) != MPI_SUCCESS) return rc;
     /* Integer arithmetic: the base may be MPI_BOTTOM with absolute
      * displacements (the w variants). */

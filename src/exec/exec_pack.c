@@ -22,7 +22,7 @@ static MPI_Aint message_bytes(const cc_plan *p, const int *slots, int n)
 }
 
 /* Describe one half; *staged gets the staging bytes it needs (0: none). */
-static int describe(cc_plan *p, const int *slots, int n, int direct, cc_msg *m, MPI_Aint *staged)
+static int message_half(cc_plan *p, const int *slots, int n, int direct, cc_msg *m, MPI_Aint *staged)
 {
     const cc_blk *b = cc_binding_slot(&p->bind, slots[0]);
     MPI_Aint bytes = message_bytes(p, slots, n);
@@ -76,11 +76,11 @@ static int prepare(cc_plan *p)
             const cc_lround *lr = &l->rounds[r];
             soff[r] = roff[r] = -1;
             if (lr->send_rank >= 0) {
-                rc = describe(p, l->slots + lr->sfirst, lr->scount, lr->sdirect, &p->smsg[r], &st);
+                rc = message_half(p, l->slots + lr->sfirst, lr->scount, lr->sdirect, &p->smsg[r], &st);
                 if (st) soff[r] = used, used = align16(used + st);
             }
             if (rc == MPI_SUCCESS && lr->recv_rank >= 0) {
-                rc = describe(p, l->slots + lr->rfirst, lr->rcount, lr->rdirect, &p->rmsg[r], &st);
+                rc = message_half(p, l->slots + lr->rfirst, lr->rcount, lr->rdirect, &p->rmsg[r], &st);
                 if (st) roff[r] = used, used = align16(used + st);
             }
         }
