@@ -5,6 +5,8 @@
 
 #include "api/stencil.h"
 #include "base/errors.h"
+#include "req/agree.h"
+#include "topo/comm.h"
 #include "topo/naming.h"
 
 #include <limits.h>
@@ -213,6 +215,18 @@ int Cart_neighbors(MPI_Comm comm, int rank, int metric, int shadow, int depth, i
     return rc;
 }
 
+/* Complete the pending private MPI_Comm_idup of a cartcoll communicator
+ * before making a communicator from it: Open MPI 4.1 can hang when an
+ * MPI_Comm_split runs while an MPI_Comm_idup of the same communicator is
+ * pending (open-mpi/ompi#2025).  Collective like the caller. */
+static int settle(MPI_Comm comm, const char *who)
+{
+    cc_comm *cs = cc_comm_find(comm);
+    MPI_Comm priv;
+    int rc = cs ? cc_comm_ready(cs, who, &priv) : MPI_SUCCESS;
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_raise(comm, rc);
+}
+
 int Cart_create_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *subcomm)
 {
     static const char *const who = "Cart_create_sub";
@@ -232,6 +246,7 @@ int Cart_create_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *subcomm)
      * MPI_COMM_NULL; MPI_Comm_split copies neither attributes nor topology,
      * so the result is unnamed. */
     MPI_Comm out = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS) rc = settle(comm, who);
     if (rc == MPI_SUCCESS && (rc = MPI_Comm_split(comm, color, key, &out)) != MPI_SUCCESS)
         rc = cc_error_mpi(comm, rc, who);
     if (rc == MPI_SUCCESS) *subcomm = out;
@@ -276,6 +291,7 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm)
     } else {
         /* One color, keys in rank order: the group in its order, without
          * topology or attributes (MPI_Comm_split copies neither). */
+        if ((rc = settle(comm, who)) != MPI_SUCCESS) return rc;
         rc = MPI_Comm_rank(comm, &me);
         if (rc == MPI_SUCCESS) rc = MPI_Comm_split(comm, 0, me, &out);
         if (rc != MPI_SUCCESS) rc = cc_error_mpi(comm, rc, who);
