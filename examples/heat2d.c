@@ -97,165 +97,239 @@ static int usage(int rank)
     return 2;
 }
 
-int main(int argc, char **argv)
+enum { T = 8 }; /* neighbours of the 9-point stencil */
+
+/* What the steps of main share: the options, the process grid, the blocks
+ * of the exchange and the iteration's matrices and outcome. */
+typedef struct heat {
+    int n, maxit, use_mpi, check, fault; /* the options */
+    double tol;
+    int size, me, dims[2], coords[2]; /* this process's tile on the mesh */
+    int GR, GC, w;                    /* the plate; the matrix row length */
+    MPI_Comm cart;
+    int target[2 * T], weight[T]; /* the neighbourhood (as it truly is) */
+    int count[T];                 /* block i of the exchange */
+    MPI_Aint sdisp[T], rdisp[T];
+    MPI_Datatype row, col, type[T];
+    exchange halo;
+    double *u[2], diff, times[2]; /* the matrices, last change, times */
+    int it, cur;                  /* iterations done, current matrix */
+} heat;
+
+/* The command line into h; 1 when it is valid. */
+static int options(heat *h, int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    int size, rank;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int n = 32, maxit = 500, use_mpi = 0, check = 1, fault = 0;
-    double tol = 1e-4;
+    h->n = 32, h->maxit = 500, h->use_mpi = 0, h->check = 1, h->fault = 0;
+    h->tol = 1e-4;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "-n") && a + 1 < argc)
-            n = atoi(argv[++a]);
+            h->n = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-i") && a + 1 < argc)
-            maxit = atoi(argv[++a]);
+            h->maxit = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-e") && a + 1 < argc)
-            tol = atof(argv[++a]);
+            h->tol = atof(argv[++a]);
         else if (!strcmp(argv[a], "--mpi"))
-            use_mpi = 1;
+            h->use_mpi = 1;
         else if (!strcmp(argv[a], "--no-check"))
-            check = 0;
+            h->check = 0;
         else if (!strcmp(argv[a], "--inject-fault"))
-            fault = 1;
+            h->fault = 1;
         else
-            n = -1;
+            h->n = -1;
     }
-    if (n < 1 || maxit < 1 || !(tol > 0)) {
-        int rc = usage(rank);
-        MPI_Finalize();
-        return rc;
-    }
+    return h->n >= 1 && h->maxit >= 1 && h->tol > 0;
+}
 
+/* The neighbourhood on a non-periodic mesh of all processes, and this
+ * process's tile of the plate. */
+static void create_mesh(heat *h)
+{
     /* The 8 neighbours in the order of Listing 3: right, left, up, down,
      * then the corners.  (row, column) offsets. */
-    int dims[2] = { 0, 0 }, periods[2] = { 0, 0 }, t = 8;
-    int target[16] = { 0, 1, 0, -1, -1, 0, 1, 0, -1, 1, 1, 1, 1, -1, -1, -1 };
-    int given[16]; /* the neighbourhood the library is told */
-    memcpy(given, target, sizeof given);
-    if (fault) { /* swap right (0,1) and up (-1,0): blocks travel the wrong way */
-        given[0] = target[4], given[1] = target[5];
-        given[4] = target[0], given[5] = target[1];
+    static const int nine[2 * T] = { 0, 1, 0, -1, -1, 0, 1, 0, -1, 1, 1, 1, 1, -1, -1, -1 };
+    int periods[2] = { 0, 0 };
+    int given[2 * T]; /* the neighbourhood the library is told */
+    memcpy(h->target, nine, sizeof nine);
+    memcpy(given, nine, sizeof given);
+    if (h->fault) { /* swap right (0,1) and up (-1,0): blocks travel the wrong way */
+        given[0] = nine[4], given[1] = nine[5];
+        given[4] = nine[0], given[5] = nine[1];
     }
-    int weight[8]; /* cells exchanged with each neighbour */
-    for (int i = 0; i < t; i++) weight[i] = target[2 * i] && target[2 * i + 1] ? 1 : n;
-    MPI_Dims_create(size, 2, dims);
-    MPI_Comm cart;
-    Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, t, given, weight, MPI_INFO_NULL, 0, &cart);
-    int me, coords[2];
-    MPI_Comm_rank(cart, &me);
-    MPI_Cart_coords(cart, me, 2, coords);
-    int GR = n * dims[0], GC = n * dims[1], w = n + 2;
+    /* cells exchanged with each neighbour */
+    for (int i = 0; i < T; i++) h->weight[i] = nine[2 * i] && nine[2 * i + 1] ? 1 : h->n;
+    h->dims[0] = h->dims[1] = 0;
+    MPI_Dims_create(h->size, 2, h->dims);
+    Cart_neighborhood_create(MPI_COMM_WORLD, 2, h->dims, periods, T, given, h->weight, MPI_INFO_NULL, 0, &h->cart);
+    MPI_Comm_rank(h->cart, &h->me);
+    MPI_Cart_coords(h->cart, h->me, 2, h->coords);
+    h->GR = h->n * h->dims[0], h->GC = h->n * h->dims[1], h->w = h->n + 2;
+}
 
+/* The blocks of the exchange: rows, columns and corners of a matrix. */
+static void describe_blocks(heat *h)
+{
+    int n = h->n, w = h->w;
     /* Row, column and corner of the matrix as datatypes. */
-    MPI_Datatype row, col, cor = MPI_DOUBLE;
-    MPI_Type_contiguous(n, MPI_DOUBLE, &row);
-    MPI_Type_vector(n, 1, w, MPI_DOUBLE, &col);
-    MPI_Type_commit(&row);
-    MPI_Type_commit(&col);
+    MPI_Datatype cor = MPI_DOUBLE;
+    MPI_Type_contiguous(n, MPI_DOUBLE, &h->row);
+    MPI_Type_vector(n, 1, w, MPI_DOUBLE, &h->col);
+    MPI_Type_commit(&h->row);
+    MPI_Type_commit(&h->col);
     /* Block i goes to R + N[i]: the border of the tile facing that way; it
      * comes from R - N[i] into the halo on the opposite side.  Byte offsets
      * into whichever matrix the exchange is bound to. */
-    int count[8];
-    MPI_Aint sdisp[8], rdisp[8];
-    MPI_Datatype type[8];
-    for (int i = 0; i < t; i++) {
-        int dr = target[2 * i], dc = target[2 * i + 1];
+    for (int i = 0; i < T; i++) {
+        int dr = h->target[2 * i], dc = h->target[2 * i + 1];
         int srow = dr > 0 ? n : 1, scol = dc > 0 ? n : 1;
         int rrow = dr > 0 ? 0 : dr < 0 ? n + 1 : 1, rcol = dc > 0 ? 0 : dc < 0 ? n + 1 : 1;
-        count[i] = 1;
-        type[i] = dr && dc ? cor : dr ? row : col;
-        sdisp[i] = (MPI_Aint)(srow * w + scol) * (MPI_Aint)sizeof(double);
-        rdisp[i] = (MPI_Aint)(rrow * w + rcol) * (MPI_Aint)sizeof(double);
+        h->count[i] = 1;
+        h->type[i] = dr && dc ? cor : dr ? h->row : h->col;
+        h->sdisp[i] = (MPI_Aint)(srow * w + scol) * (MPI_Aint)sizeof(double);
+        h->rdisp[i] = (MPI_Aint)(rrow * w + rcol) * (MPI_Aint)sizeof(double);
     }
+}
 
-    /* Two matrices (old, new), boundary and initial temperature 0 inside. */
+/* Two matrices (old, new), boundary and initial temperature 0 inside. */
+static void init_matrices(heat *h)
+{
+    int n = h->n, w = h->w;
     size_t cells = (size_t)w * (size_t)w;
-    double *u[2] = { calloc(cells, sizeof(double)), calloc(cells, sizeof(double)) };
+    h->u[0] = calloc(cells, sizeof(double));
+    h->u[1] = calloc(cells, sizeof(double));
     for (int i = 0; i < w; i++)
         for (int j = 0; j < w; j++) {
-            int gi = coords[0] * n + i - 1, gj = coords[1] * n + j - 1;
-            if (gi < 0 || gj < 0 || gi >= GR || gj >= GC) u[0][(size_t)i * w + j] = u[1][(size_t)i * w + j] = boundary(gi, gj);
+            int gi = h->coords[0] * n + i - 1, gj = h->coords[1] * n + j - 1;
+            if (gi < 0 || gj < 0 || gi >= h->GR || gj >= h->GC)
+                h->u[0][(size_t)i * w + j] = h->u[1][(size_t)i * w + j] = boundary(gi, gj);
         }
+}
 
-    /* The exchange, planned once per matrix. */
-    exchange halo;
-    if (exchange_init(&halo, cart, t, u[0], u[1], count, sdisp, rdisp, type, weight, use_mpi) != MPI_SUCCESS) {
-        fprintf(stderr, "heat2d: rank %d: cannot plan the halo exchange\n", me);
-        MPI_Abort(cart, 1);
-    }
-
-    /* Jacobi iterations; the halo of u[0] is filled first. */
-    double t_exch = 0.0, t0 = MPI_Wtime(), diff = 0.0;
-    int it = 0, cur = 0;
+/* Jacobi iterations; the halo of u[0] is filled first.  Times (the
+ * slowest process's): all, of which exchange. */
+static void iterate(heat *h)
+{
+    double t_exch = 0.0, t0 = MPI_Wtime();
+    h->diff = 0.0, h->it = 0, h->cur = 0;
     for (int first = 1;; first = 0) {
         double te = MPI_Wtime();
-        exchange_run(&halo, cur);
+        exchange_run(&h->halo, h->cur);
         t_exch += MPI_Wtime() - te;
         if (!first) {
-            MPI_Allreduce(MPI_IN_PLACE, &diff, 1, MPI_DOUBLE, MPI_MAX, cart);
-            if (diff < tol || it == maxit) break;
+            MPI_Allreduce(MPI_IN_PLACE, &h->diff, 1, MPI_DOUBLE, MPI_MAX, h->cart);
+            if (h->diff < h->tol || h->it == h->maxit) break;
         }
-        diff = sweep(u[cur], u[1 - cur], w, 1, n, 1, n);
-        cur = 1 - cur;
-        it++;
+        h->diff = sweep(h->u[h->cur], h->u[1 - h->cur], h->w, 1, h->n, 1, h->n);
+        h->cur = 1 - h->cur;
+        h->it++;
     }
-    double elapsed = MPI_Wtime() - t0, times[2] = { elapsed, t_exch };
-    MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_MAX, cart);
+    h->times[0] = MPI_Wtime() - t0, h->times[1] = t_exch;
+    MPI_Allreduce(MPI_IN_PLACE, h->times, 2, MPI_DOUBLE, MPI_MAX, h->cart);
+}
 
-    /* Check against the serial solver. */
-    double maxerr = 0.0;
+/* This process's tile against the serial solution s: the number of wrong
+ * cells (the first 3 are reported), the largest difference into *maxerr. */
+static int compare_tile(const heat *h, const double *s, double *maxerr)
+{
+    int n = h->n, w = h->w, bad = 0;
+    const double *u = h->u[h->cur];
+    for (int i = 1; i <= n; i++)
+        for (int j = 1; j <= n; j++) {
+            double x = u[(size_t)i * w + j];
+            double y = s[(size_t)(h->coords[0] * n + i) * (h->GC + 2) + (size_t)(h->coords[1] * n + j)];
+            double e = fabs(x - y);
+            if (!(e <= 1e-12) && bad++ < 3)
+                fprintf(stderr, "heat2d: rank %d: cell (%d,%d) is %.17g, the serial solver gives %.17g\n", h->me,
+                        h->coords[0] * n + i - 1, h->coords[1] * n + j - 1, x, y);
+            if (isnan(e))
+                *maxerr = INFINITY;
+            else if (e > *maxerr)
+                *maxerr = e;
+        }
+    return bad;
+}
+
+/* Check against the serial solver (tile and iteration count); the verdict
+ * of all processes (1: some value is wrong) and their largest difference. */
+static int verdict(const heat *h, double *maxerr)
+{
     int bad = 0, siters = 0;
-    if (check) {
-        double *s = serial(GR, GC, maxit, tol, &siters);
+    *maxerr = 0.0;
+    if (h->check) {
+        double *s = serial(h->GR, h->GC, h->maxit, h->tol, &siters);
         if (!s) {
-            fprintf(stderr, "heat2d: rank %d: no memory for the serial check (use --no-check)\n", me);
+            fprintf(stderr, "heat2d: rank %d: no memory for the serial check (use --no-check)\n", h->me);
             bad = 1;
         } else {
-            for (int i = 1; i <= n; i++)
-                for (int j = 1; j <= n; j++) {
-                    double x = u[cur][(size_t)i * w + j];
-                    double y = s[(size_t)(coords[0] * n + i) * (GC + 2) + (size_t)(coords[1] * n + j)];
-                    double e = fabs(x - y);
-                    if (!(e <= 1e-12) && bad++ < 3)
-                        fprintf(stderr, "heat2d: rank %d: cell (%d,%d) is %.17g, the serial solver gives %.17g\n", me,
-                                coords[0] * n + i - 1, coords[1] * n + j - 1, x, y);
-                    if (isnan(e))
-                        maxerr = INFINITY;
-                    else if (e > maxerr)
-                        maxerr = e;
-                }
-            if (siters != it) {
-                if (!bad) fprintf(stderr, "heat2d: rank %d: %d iterations, the serial solver needs %d\n", me, it, siters);
+            bad = compare_tile(h, s, maxerr);
+            if (siters != h->it) {
+                if (!bad)
+                    fprintf(stderr, "heat2d: rank %d: %d iterations, the serial solver needs %d\n", h->me, h->it,
+                            siters);
                 bad++;
             }
             free(s);
         }
     }
     int anybad = bad != 0;
-    MPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, cart);
-    MPI_Allreduce(MPI_IN_PLACE, &maxerr, 1, MPI_DOUBLE, MPI_MAX, cart);
+    MPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, h->cart);
+    MPI_Allreduce(MPI_IN_PLACE, maxerr, 1, MPI_DOUBLE, MPI_MAX, h->cart);
+    return anybad;
+}
 
+/* The result line (process 0). */
+static void report(const heat *h, int anybad, double maxerr)
+{
     /* Rounds (messages per process) of one exchange: the library's
      * automatic choice, or one message per neighbour for MPI. */
-    int rounds = t;
-    if (!use_mpi) Cart_schedule_stats(cart, CART_ALLTOALL, CART_ALGORITHM_AUTO, NULL, &rounds, NULL);
-    if (me == 0) {
-        const char *how = exchange_name(&halo);
-        printf("heat2d: %s - %d processes (%dx%d mesh), %dx%d tiles of a %dx%d plate, 9-point Jacobi, halo by %s "
-               "(%d neighbours, %d rounds)%s: %d iterations, last change %.3g; ",
-               !check ? "UNCHECKED" : anybad ? "FAIL" : "PASS", size, dims[0], dims[1], n, n, GR, GC, how, t, rounds,
-               fault ? ", FAULT INJECTED" : "", it, diff);
-        if (check) printf("%s the serial solver (max difference %.3g); ", anybad ? "DIFFERS FROM" : "matches", maxerr);
-        printf("%.2f us per iteration, of which exchange %.2f us\n", 1e6 * times[0] / it, 1e6 * times[1] / it);
-    }
+    int rounds = T;
+    if (!h->use_mpi) Cart_schedule_stats(h->cart, CART_ALLTOALL, CART_ALGORITHM_AUTO, NULL, &rounds, NULL);
+    if (h->me != 0) return;
+    const char *how = exchange_name(&h->halo);
+    printf("heat2d: %s - %d processes (%dx%d mesh), %dx%d tiles of a %dx%d plate, 9-point Jacobi, halo by %s "
+           "(%d neighbours, %d rounds)%s: %d iterations, last change %.3g; ",
+           !h->check ? "UNCHECKED" : anybad ? "FAIL" : "PASS", h->size, h->dims[0], h->dims[1], h->n, h->n, h->GR,
+           h->GC, how, T, rounds, h->fault ? ", FAULT INJECTED" : "", h->it, h->diff);
+    if (h->check) printf("%s the serial solver (max difference %.3g); ", anybad ? "DIFFERS FROM" : "matches", maxerr);
+    printf("%.2f us per iteration, of which exchange %.2f us\n", 1e6 * h->times[0] / h->it,
+           1e6 * h->times[1] / h->it);
+}
 
-    exchange_free(&halo);
-    MPI_Type_free(&row);
-    MPI_Type_free(&col);
-    free(u[0]);
-    free(u[1]);
-    MPI_Comm_free(&cart);
+static void destroy(heat *h)
+{
+    exchange_free(&h->halo);
+    MPI_Type_free(&h->row);
+    MPI_Type_free(&h->col);
+    free(h->u[0]);
+    free(h->u[1]);
+    MPI_Comm_free(&h->cart);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    heat h;
+    int rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &h.size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!options(&h, argc, argv)) {
+        int rc = usage(rank);
+        MPI_Finalize();
+        return rc;
+    }
+    create_mesh(&h);
+    describe_blocks(&h);
+    init_matrices(&h);
+    /* The exchange, planned once per matrix. */
+    if (exchange_init(&h.halo, h.cart, T, h.u[0], h.u[1], h.count, h.sdisp, h.rdisp, h.type, h.weight, h.use_mpi) !=
+        MPI_SUCCESS) {
+        fprintf(stderr, "heat2d: rank %d: cannot plan the halo exchange\n", h.me);
+        MPI_Abort(h.cart, 1);
+    }
+    iterate(&h);
+    double maxerr;
+    int anybad = verdict(&h, &maxerr);
+    report(&h, anybad, maxerr);
+    destroy(&h);
     MPI_Finalize();
     return anybad ? 1 : 0;
 }

@@ -108,183 +108,270 @@ static double *serial(int G0, int G1, int G2, int maxit, double tol, int *iters)
     return a;
 }
 
-int main(int argc, char **argv)
+static int usage(int rank)
 {
-    MPI_Init(&argc, &argv);
-    int size, rank;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    int n = 12, maxit = 200, use_mpi = 0, check = 1, fault = 0;
-    double tol = 1e-4;
+    if (!rank)
+        fprintf(stderr, "usage: heat3d [-n tile >= 1] [-i max_iterations >= 1] [-e tolerance > 0] [--mpi] "
+                        "[--no-check] [--inject-fault]\n");
+    return 2;
+}
+
+/* What the steps of main share: the options, the process grid, the blocks
+ * of the exchange and the iteration's arrays and outcome. */
+typedef struct heat {
+    int n, maxit, use_mpi, check, fault; /* the options */
+    double tol;
+    int size, me, dims[3], coords[3]; /* this process's tile on the mesh */
+    int G0, G1, G2, w;                /* the block; the array row length */
+    MPI_Comm cart;
+    int t, *target, *weight; /* the neighbourhood (as it truly is) */
+    int *count;              /* block i of the exchange */
+    MPI_Aint *sdisp, *rdisp;
+    MPI_Datatype shape[8], *type;
+    exchange halo;
+    double *u[2], diff, times[2]; /* the arrays, last change, times */
+    int it, cur;                  /* iterations done, current array */
+} heat;
+
+/* The command line into h; 1 when it is valid. */
+static int options(heat *h, int argc, char **argv)
+{
+    h->n = 12, h->maxit = 200, h->use_mpi = 0, h->check = 1, h->fault = 0;
+    h->tol = 1e-4;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "-n") && a + 1 < argc)
-            n = atoi(argv[++a]);
+            h->n = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-i") && a + 1 < argc)
-            maxit = atoi(argv[++a]);
+            h->maxit = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-e") && a + 1 < argc)
-            tol = atof(argv[++a]);
+            h->tol = atof(argv[++a]);
         else if (!strcmp(argv[a], "--mpi"))
-            use_mpi = 1;
+            h->use_mpi = 1;
         else if (!strcmp(argv[a], "--no-check"))
-            check = 0;
+            h->check = 0;
         else if (!strcmp(argv[a], "--inject-fault"))
-            fault = 1;
+            h->fault = 1;
         else
-            n = -1;
+            h->n = -1;
     }
-    if (n < 1 || maxit < 1 || !(tol > 0)) {
-        if (!rank)
-            fprintf(stderr, "usage: heat3d [-n tile >= 1] [-i max_iterations >= 1] [-e tolerance > 0] [--mpi] "
-                            "[--no-check] [--inject-fault]\n");
-        MPI_Finalize();
-        return 2;
-    }
+    return h->n >= 1 && h->maxit >= 1 && h->tol > 0;
+}
 
+/* --inject-fault: swap (0,0,1) and (1,0,0) of the t offsets in given. */
+static void swap_faces(int t, const int *target, int *given)
+{
+    int a = -1, b = -1;
+    for (int i = 0; i < t; i++) {
+        const int *v = target + 3 * i;
+        if (!v[0] && !v[1] && v[2] == 1) a = i;
+        if (v[0] == 1 && !v[1] && !v[2]) b = i;
+    }
+    memcpy(given + 3 * a, target + 3 * b, 3 * sizeof(int));
+    memcpy(given + 3 * b, target + 3 * a, 3 * sizeof(int));
+}
+
+/* The neighbourhood on a non-periodic mesh of all processes, and this
+ * process's tile of the block. */
+static void create_mesh(heat *h)
+{
     /* The 26 neighbours of the 27-point stencil. */
-    int t, dims[3] = { 0, 0, 0 }, periods[3] = { 0, 0, 0 };
+    int t, periods[3] = { 0, 0, 0 };
     Cart_stencil_count(3, CART_CHEBYSHEV, 1, 1, &t);
-    int *target = malloc(sizeof(int) * 3 * (size_t)t), *given = malloc(sizeof(int) * 3 * (size_t)t);
-    int *weight = malloc(sizeof(int) * (size_t)t);
-    Cart_stencil(3, CART_CHEBYSHEV, 1, 1, t, target);
-    memcpy(given, target, sizeof(int) * 3 * (size_t)t);
-    if (fault) { /* swap (0,0,1) and (1,0,0) in what the library is told */
-        int a = -1, b = -1;
-        for (int i = 0; i < t; i++) {
-            const int *v = target + 3 * i;
-            if (!v[0] && !v[1] && v[2] == 1) a = i;
-            if (v[0] == 1 && !v[1] && !v[2]) b = i;
-        }
-        memcpy(given + 3 * a, target + 3 * b, 3 * sizeof(int));
-        memcpy(given + 3 * b, target + 3 * a, 3 * sizeof(int));
-    }
+    h->t = t;
+    h->target = malloc(sizeof(int) * 3 * (size_t)t);
+    int *given = malloc(sizeof(int) * 3 * (size_t)t); /* what the library is told */
+    h->weight = malloc(sizeof(int) * (size_t)t);
+    Cart_stencil(3, CART_CHEBYSHEV, 1, 1, t, h->target);
+    memcpy(given, h->target, sizeof(int) * 3 * (size_t)t);
+    if (h->fault) swap_faces(t, h->target, given);
     for (int i = 0; i < t; i++) { /* cells exchanged */
-        int z = !!target[3 * i] + !!target[3 * i + 1] + !!target[3 * i + 2];
-        weight[i] = z == 1 ? n * n : z == 2 ? n : 1;
+        int z = !!h->target[3 * i] + !!h->target[3 * i + 1] + !!h->target[3 * i + 2];
+        h->weight[i] = z == 1 ? h->n * h->n : z == 2 ? h->n : 1;
     }
-    MPI_Dims_create(size, 3, dims);
-    MPI_Comm cart;
-    Cart_neighborhood_create(MPI_COMM_WORLD, 3, dims, periods, t, given, weight, MPI_INFO_NULL, 0, &cart);
-    int me, coords[3];
-    MPI_Comm_rank(cart, &me);
-    MPI_Cart_coords(cart, me, 3, coords);
-    int G0 = n * dims[0], G1 = n * dims[1], G2 = n * dims[2], w = n + 2;
+    h->dims[0] = h->dims[1] = h->dims[2] = 0;
+    MPI_Dims_create(h->size, 3, h->dims);
+    Cart_neighborhood_create(MPI_COMM_WORLD, 3, h->dims, periods, t, given, h->weight, MPI_INFO_NULL, 0, &h->cart);
+    free(given);
+    MPI_Comm_rank(h->cart, &h->me);
+    MPI_Cart_coords(h->cart, h->me, 3, h->coords);
+    h->G0 = h->n * h->dims[0], h->G1 = h->n * h->dims[1], h->G2 = h->n * h->dims[2], h->w = h->n + 2;
+}
 
-    /* One datatype per shape: bit k of the index says offset k is non-zero
-     * (that extent is 1, otherwise n).  Subarrays start at 0: the
-     * displacement places them. */
-    MPI_Datatype shape[8];
-    int full[3] = { w, w, w };
+/* One datatype per shape: bit k of the index says offset k is non-zero
+ * (that extent is 1, otherwise n).  Subarrays start at 0: the
+ * displacement places them. */
+static void create_shapes(heat *h)
+{
+    int n = h->n, full[3] = { h->w, h->w, h->w };
     for (int s = 1; s < 8; s++) {
         int sub[3] = { s & 1 ? 1 : n, s & 2 ? 1 : n, s & 4 ? 1 : n }, start[3] = { 0, 0, 0 };
         if (s == 7) {
-            shape[s] = MPI_DOUBLE;
+            h->shape[s] = MPI_DOUBLE;
             continue;
         }
-        MPI_Type_create_subarray(3, full, sub, start, MPI_ORDER_C, MPI_DOUBLE, &shape[s]);
-        MPI_Type_commit(&shape[s]);
+        MPI_Type_create_subarray(3, full, sub, start, MPI_ORDER_C, MPI_DOUBLE, &h->shape[s]);
+        MPI_Type_commit(&h->shape[s]);
     }
-    int *count = malloc(sizeof(int) * (size_t)t);
-    MPI_Aint *sdisp = malloc(sizeof(MPI_Aint) * (size_t)t), *rdisp = malloc(sizeof(MPI_Aint) * (size_t)t);
-    MPI_Datatype *type = malloc(sizeof(MPI_Datatype) * (size_t)t);
+}
+
+/* The t blocks of the exchange: faces, edges and corners of an array. */
+static void describe_blocks(heat *h)
+{
+    int n = h->n, w = h->w, t = h->t;
+    h->count = malloc(sizeof(int) * (size_t)t);
+    h->sdisp = malloc(sizeof(MPI_Aint) * (size_t)t);
+    h->rdisp = malloc(sizeof(MPI_Aint) * (size_t)t);
+    h->type = malloc(sizeof(MPI_Datatype) * (size_t)t);
     for (int i = 0; i < t; i++) {
         int s = 0, so[3], ro[3];
         for (int k = 0; k < 3; k++) {
-            int o = target[3 * i + k];
+            int o = h->target[3 * i + k];
             s |= (o != 0) << k;
             so[k] = o > 0 ? n : 1;                 /* our border facing R + N[i] */
             ro[k] = o > 0 ? 0 : o < 0 ? n + 1 : 1; /* the halo facing R - N[i] */
         }
-        count[i] = 1;
-        type[i] = shape[s];
-        sdisp[i] = (MPI_Aint)(((size_t)so[0] * w + so[1]) * w + so[2]) * (MPI_Aint)sizeof(double);
-        rdisp[i] = (MPI_Aint)(((size_t)ro[0] * w + ro[1]) * w + ro[2]) * (MPI_Aint)sizeof(double);
+        h->count[i] = 1;
+        h->type[i] = h->shape[s];
+        h->sdisp[i] = (MPI_Aint)(((size_t)so[0] * w + so[1]) * w + so[2]) * (MPI_Aint)sizeof(double);
+        h->rdisp[i] = (MPI_Aint)(((size_t)ro[0] * w + ro[1]) * w + ro[2]) * (MPI_Aint)sizeof(double);
     }
+}
 
-    double *u[2] = { block(n, n, n, coords[0] * n, coords[1] * n, coords[2] * n, G0, G1, G2),
-                     block(n, n, n, coords[0] * n, coords[1] * n, coords[2] * n, G0, G1, G2) };
-
-    exchange halo;
-    if (exchange_init(&halo, cart, t, u[0], u[1], count, sdisp, rdisp, type, weight, use_mpi) != MPI_SUCCESS) {
-        fprintf(stderr, "heat3d: rank %d: cannot plan the halo exchange\n", me);
-        MPI_Abort(cart, 1);
-    }
-
-    double t_exch = 0.0, t0 = MPI_Wtime(), diff = 0.0;
-    int it = 0, cur = 0;
+/* Jacobi iterations; the halo of u[0] is filled first.  Times (the
+ * slowest process's): all, of which exchange. */
+static void iterate(heat *h)
+{
+    double t_exch = 0.0, t0 = MPI_Wtime();
+    h->diff = 0.0, h->it = 0, h->cur = 0;
     for (int first = 1;; first = 0) {
         double te = MPI_Wtime();
-        exchange_run(&halo, cur);
+        exchange_run(&h->halo, h->cur);
         t_exch += MPI_Wtime() - te;
         if (!first) {
-            MPI_Allreduce(MPI_IN_PLACE, &diff, 1, MPI_DOUBLE, MPI_MAX, cart);
-            if (diff < tol || it == maxit) break;
+            MPI_Allreduce(MPI_IN_PLACE, &h->diff, 1, MPI_DOUBLE, MPI_MAX, h->cart);
+            if (h->diff < h->tol || h->it == h->maxit) break;
         }
-        diff = sweep(u[cur], u[1 - cur], n, n, n);
-        cur = 1 - cur;
-        it++;
+        h->diff = sweep(h->u[h->cur], h->u[1 - h->cur], h->n, h->n, h->n);
+        h->cur = 1 - h->cur;
+        h->it++;
     }
-    double times[2] = { MPI_Wtime() - t0, t_exch };
-    MPI_Allreduce(MPI_IN_PLACE, times, 2, MPI_DOUBLE, MPI_MAX, cart);
+    h->times[0] = MPI_Wtime() - t0, h->times[1] = t_exch;
+    MPI_Allreduce(MPI_IN_PLACE, h->times, 2, MPI_DOUBLE, MPI_MAX, h->cart);
+}
 
-    double maxerr = 0.0;
+/* This process's tile against the serial solution s: the number of wrong
+ * cells (the first 3 are reported), the largest difference into *maxerr. */
+static int compare_tile(const heat *h, const double *s, double *maxerr)
+{
+    int n = h->n, w = h->w, bad = 0;
+    const double *u = h->u[h->cur];
+    for (int i = 1; i <= n; i++)
+        for (int j = 1; j <= n; j++)
+            for (int k = 1; k <= n; k++) {
+                double x = u[((size_t)i * w + j) * w + k];
+                size_t gi = (size_t)h->coords[0] * n + i, gj = (size_t)h->coords[1] * n + j,
+                       gk = (size_t)h->coords[2] * n + k;
+                double y = s[(gi * (size_t)(h->G1 + 2) + gj) * (size_t)(h->G2 + 2) + gk];
+                double e = fabs(x - y);
+                if (!(e <= 1e-12) && bad++ < 3)
+                    fprintf(stderr, "heat3d: rank %d: cell (%zu,%zu,%zu) is %.17g, the serial solver gives %.17g\n",
+                            h->me, gi - 1, gj - 1, gk - 1, x, y);
+                if (isnan(e))
+                    *maxerr = INFINITY;
+                else if (e > *maxerr)
+                    *maxerr = e;
+            }
+    return bad;
+}
+
+/* Check against the serial solver (tile and iteration count); the verdict
+ * of all processes (1: some value is wrong) and their largest difference. */
+static int verdict(const heat *h, double *maxerr)
+{
     int bad = 0, siters = 0;
-    if (check) {
-        double *s = serial(G0, G1, G2, maxit, tol, &siters);
+    *maxerr = 0.0;
+    if (h->check) {
+        double *s = serial(h->G0, h->G1, h->G2, h->maxit, h->tol, &siters);
         if (!s) {
-            fprintf(stderr, "heat3d: rank %d: no memory for the serial check (use --no-check)\n", me);
+            fprintf(stderr, "heat3d: rank %d: no memory for the serial check (use --no-check)\n", h->me);
             bad = 1;
         } else {
-            for (int i = 1; i <= n; i++)
-                for (int j = 1; j <= n; j++)
-                    for (int k = 1; k <= n; k++) {
-                        double x = u[cur][((size_t)i * w + j) * w + k];
-                        size_t gi = (size_t)coords[0] * n + i, gj = (size_t)coords[1] * n + j,
-                               gk = (size_t)coords[2] * n + k;
-                        double y = s[(gi * (size_t)(G1 + 2) + gj) * (size_t)(G2 + 2) + gk];
-                        double e = fabs(x - y);
-                        if (!(e <= 1e-12) && bad++ < 3)
-                            fprintf(stderr, "heat3d: rank %d: cell (%zu,%zu,%zu) is %.17g, the serial solver gives %.17g\n",
-                                    me, gi - 1, gj - 1, gk - 1, x, y);
-                        if (isnan(e))
-                            maxerr = INFINITY;
-                        else if (e > maxerr)
-                            maxerr = e;
-                    }
-            if (siters != it) {
-                if (!bad) fprintf(stderr, "heat3d: rank %d: %d iterations, the serial solver needs %d\n", me, it, siters);
+            bad = compare_tile(h, s, maxerr);
+            if (siters != h->it) {
+                if (!bad)
+                    fprintf(stderr, "heat3d: rank %d: %d iterations, the serial solver needs %d\n", h->me, h->it,
+                            siters);
                 bad++;
             }
             free(s);
         }
     }
     int anybad = bad != 0;
-    MPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, cart);
-    MPI_Allreduce(MPI_IN_PLACE, &maxerr, 1, MPI_DOUBLE, MPI_MAX, cart);
+    MPI_Allreduce(MPI_IN_PLACE, &anybad, 1, MPI_INT, MPI_MAX, h->cart);
+    MPI_Allreduce(MPI_IN_PLACE, maxerr, 1, MPI_DOUBLE, MPI_MAX, h->cart);
+    return anybad;
+}
 
-    int rounds = t;
-    if (!use_mpi) Cart_schedule_stats(cart, CART_ALLTOALL, CART_ALGORITHM_AUTO, NULL, &rounds, NULL);
-    if (me == 0) {
-        const char *how = exchange_name(&halo);
-        printf("heat3d: %s - %d processes (%dx%dx%d mesh), %d^3 tiles of a %dx%dx%d block, 27-point Jacobi, halo by %s "
-               "(%d neighbours, %d rounds)%s: %d iterations, last change %.3g; ",
-               !check ? "UNCHECKED" : anybad ? "FAIL" : "PASS", size, dims[0], dims[1], dims[2], n, G0, G1, G2, how, t,
-               rounds, fault ? ", FAULT INJECTED" : "", it, diff);
-        if (check) printf("%s the serial solver (max difference %.3g); ", anybad ? "DIFFERS FROM" : "matches", maxerr);
-        printf("%.2f us per iteration, of which exchange %.2f us\n", 1e6 * times[0] / it, 1e6 * times[1] / it);
+/* The result line (process 0). */
+static void report(const heat *h, int anybad, double maxerr)
+{
+    /* Rounds (messages per process) of one exchange: the library's
+     * automatic choice, or one message per neighbour for MPI. */
+    int rounds = h->t;
+    if (!h->use_mpi) Cart_schedule_stats(h->cart, CART_ALLTOALL, CART_ALGORITHM_AUTO, NULL, &rounds, NULL);
+    if (h->me != 0) return;
+    const char *how = exchange_name(&h->halo);
+    printf("heat3d: %s - %d processes (%dx%dx%d mesh), %d^3 tiles of a %dx%dx%d block, 27-point Jacobi, halo by %s "
+           "(%d neighbours, %d rounds)%s: %d iterations, last change %.3g; ",
+           !h->check ? "UNCHECKED" : anybad ? "FAIL" : "PASS", h->size, h->dims[0], h->dims[1], h->dims[2], h->n,
+           h->G0, h->G1, h->G2, how, h->t, rounds, h->fault ? ", FAULT INJECTED" : "", h->it, h->diff);
+    if (h->check) printf("%s the serial solver (max difference %.3g); ", anybad ? "DIFFERS FROM" : "matches", maxerr);
+    printf("%.2f us per iteration, of which exchange %.2f us\n", 1e6 * h->times[0] / h->it,
+           1e6 * h->times[1] / h->it);
+}
+
+static void destroy(heat *h)
+{
+    exchange_free(&h->halo);
+    for (int s = 1; s < 7; s++) MPI_Type_free(&h->shape[s]);
+    free(h->u[0]);
+    free(h->u[1]);
+    free(h->target);
+    free(h->weight);
+    free(h->count);
+    free(h->sdisp);
+    free(h->rdisp);
+    free(h->type);
+    MPI_Comm_free(&h->cart);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    heat h;
+    int rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &h.size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!options(&h, argc, argv)) {
+        int rc = usage(rank);
+        MPI_Finalize();
+        return rc;
     }
-
-    exchange_free(&halo);
-    for (int s = 1; s < 7; s++) MPI_Type_free(&shape[s]);
-    free(u[0]);
-    free(u[1]);
-    free(target);
-    free(given);
-    free(weight);
-    free(count);
-    free(sdisp);
-    free(rdisp);
-    free(type);
-    MPI_Comm_free(&cart);
+    create_mesh(&h);
+    create_shapes(&h);
+    describe_blocks(&h);
+    for (int k = 0; k < 2; k++)
+        h.u[k] = block(h.n, h.n, h.n, h.coords[0] * h.n, h.coords[1] * h.n, h.coords[2] * h.n, h.G0, h.G1, h.G2);
+    if (exchange_init(&h.halo, h.cart, h.t, h.u[0], h.u[1], h.count, h.sdisp, h.rdisp, h.type, h.weight,
+                      h.use_mpi) != MPI_SUCCESS) {
+        fprintf(stderr, "heat3d: rank %d: cannot plan the halo exchange\n", h.me);
+        MPI_Abort(h.cart, 1);
+    }
+    iterate(&h);
+    double maxerr;
+    int anybad = verdict(&h, &maxerr);
+    report(&h, anybad, maxerr);
+    destroy(&h);
     MPI_Finalize();
     return anybad ? 1 : 0;
 }
