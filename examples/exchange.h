@@ -5,15 +5,17 @@
  * either by cartcoll (persistent Cart_alltoallw, the intended use, seed 002
  * Listing 3) or -- to compare -- by the plain MPI neighbourhood collective
  * on the equivalent distributed graph (persistent MPI_Neighbor_alltoallw_init
- * where the MPI is 4.0 or newer).  Neighbours off a mesh are left out of the
- * graph together with their blocks. */
+ * where the MPI is 4.0 or newer).  exchange_init starts from a
+ * Cart_neighborhood_create communicator: neighbours off a mesh are left out
+ * of the MPI graph together with their blocks.  exchange_init_graph starts
+ * from a distributed graph (seed 000 Figure 1b): both run on that graph. */
 #ifndef EXAMPLES_EXCHANGE_H
 #define EXAMPLES_EXCHANGE_H
 
 #include <cartcoll.h>
 
 typedef struct exchange {
-    int use_mpi;
+    int use_mpi, own_graph;
     void *buf[2];
     Cart_request creq[2];
     MPI_Comm graph;
@@ -30,6 +32,13 @@ typedef struct exchange {
 int exchange_init(exchange *x, MPI_Comm cart, int t, void *buf0, void *buf1, const int counts[],
                   const MPI_Aint sdisp[], const MPI_Aint rdisp[], const MPI_Datatype types[],
                   const int weights[], int use_mpi);
+
+/* The same on a distributed-graph communicator `graph` with t in- and t
+ * out-edges (block i from the i-th source, to the i-th destination): the
+ * cartcoll mode runs Cart_alltoallw_init on it, --mpi runs
+ * MPI_Neighbor_alltoallw on it.  The graph stays the caller's. */
+int exchange_init_graph(exchange *x, MPI_Comm graph, int t, void *buf0, void *buf1, const int counts[],
+                        const MPI_Aint sdisp[], const MPI_Aint rdisp[], const MPI_Datatype types[], int use_mpi);
 
 /* Exchange the halos of array k (0 or 1). */
 void exchange_run(exchange *x, int k);
