@@ -55,7 +55,9 @@ static nbhctx *load_neighbourhoods(bench *b)
     for (int i = 0; i < b->opt.nspecs; i++) {
         nbhctx *c = &ctx[i];
         memset(c, 0, sizeof *c);
-        if (share_nbh(b->opt.specs[i], &c->nbh, b->world) || comm_fits(&c->nbh, b->opt.comm)) {
+        int bad = share_nbh(b->opt.specs[i], &c->nbh, b->world);
+        for (int k = 0; k < b->opt.ncomm && !bad; k++) bad = comm_fits(&c->nbh, b->opt.comms[k]);
+        if (bad) {
             for (int j = 0; j <= i; j++) cb_nbh_free(&ctx[j].nbh);
             free(ctx);
             return NULL;
@@ -146,11 +148,13 @@ int main(int argc, char **argv)
     if (b.opt.calibrate) return finish(&b.world, calibrate(b.world));
 
     b.res.namew = 13; /* strlen("neighbourhood") */
+    b.res.ncomm = b.opt.ncomm;
+    b.res.comm0 = b.opt.comm;
     nbhctx *ctx = b.opt.global ? NULL : load_neighbourhoods(&b);
     if (!ctx && !b.opt.global) return finish(&b.world, 2);
     int nspecs = b.opt.global ? 1 : b.opt.nspecs;
     b.prog = (progress_bar){ .on = b.opt.progress, .last = -1, .t0 = MPI_Wtime() };
-    b.prog.total = (long long)nspecs * b.opt.nops * b.opt.nm * b.opt.nvar * (b.opt.warmup + b.opt.reps + 1);
+    b.prog.total = (long long)nspecs * b.opt.nops * b.opt.nm * b.opt.nrun * (b.opt.warmup + b.opt.reps + 1);
     if (!world_rank) print_banner(&b.opt);
     if (b.opt.global)
         run_global(&b);

@@ -51,8 +51,9 @@ extern const char *const form_tag[NFORMS]; /* "", "-i", "-p": part of a variant'
 #define HAVE_MPI_PERSISTENT_NEIGHBOR 0
 #endif
 
-/* The communicator the cartcoll variants run on (--comm; --global-allreduce:
- * COMM_PLAIN).  The MPI baseline always runs on MPI's own communicator. */
+/* The communicators the cartcoll variants run on (--comm, a list;
+ * --global-allreduce: COMM_PLAIN).  The MPI baseline always runs on MPI's
+ * own communicator. */
 enum { COMM_NBH, COMM_MPICART, COMM_GRAPH, COMM_PLAIN, NCOMM };
 extern const char *const comm_name[NCOMM]; /* nbh, mpicart, graph, plain */
 
@@ -64,6 +65,13 @@ typedef struct {
 } variant;
 
 #define MAXVAR (3 + NFORMS * NALG * NEX)
+/* What a case times: each selected MPI variant once (on MPI's graph), each
+ * selected cartcoll variant once per --comm communicator. */
+typedef struct {
+    int var;  /* index into allvar */
+    int comm; /* COMM_*: where a cartcoll variant runs (MPI: the first --comm) */
+} run_sel;
+#define MAXRUN (MAXVAR * NCOMM)
 /* Every variant this MPI can run, in --list-variants order (blocking MPI
  * first: the baseline).  Filled once by make_variants, read-only after. */
 extern variant allvar[MAXVAR];
@@ -91,7 +99,10 @@ typedef struct {
     int vsel[MAXVAR], nvar; /* indices into allvar, baseline first */
     int reps, warmup, mesh, irregular, progress, calibrate, tolerate_mpi, summary;
     int inject_fault; /* --inject-fault: corrupt one received int of the cartcoll variants */
-    int comm;         /* COMM_*: --comm, COMM_PLAIN with --global-allreduce */
+    int comm;         /* COMM_*: the first --comm, COMM_PLAIN with --global-allreduce */
+    int comms[NCOMM], ncomm; /* every --comm communicator, in the order given (comms[0] = comm) */
+    run_sel run[MAXRUN];     /* the case's timed entries: variant-major, then comms */
+    int nrun;
     int global;       /* --global-allreduce */
     double max_mib, conf;
     const char *csv, *plot, *markdown;
@@ -107,6 +118,11 @@ static inline int irregular_blocks(const options *o, int op)
 /* 0: run, 1: exit 0 (--help, --list-variants), 2: usage error (reported on
  * rank 0). */
 int parse_options(int argc, char **argv, options *o);
+/* Whether --comm lists kind. */
+int has_comm(const options *o, int kind);
+/* Run ri's name for output: the variant's, with "@COMM" for a cartcoll
+ * variant when --comm lists several communicators. */
+const char *run_label(const options *o, int ri, char *buf, size_t len);
 
 /* ---- Process-wide (cartbench.c) ---------------------------------------- */
 
@@ -127,8 +143,9 @@ typedef struct {
     int d, t, dims[32], periods[32];
     MPI_Comm comm[NALG][NEX]; /* Cart communicators with those defaults */
     MPI_Comm graph;           /* MPI_Dist_graph_create_adjacent equivalent */
-    int kind;                 /* COMM_*: where the cartcoll variants run */
-    MPI_Comm alt;             /* their communicator unless COMM_NBH (comm[][] then) */
+    int kind;                 /* COMM_*: the first --comm (COMM_PLAIN: --global-allreduce) */
+    MPI_Comm alt[NCOMM];      /* the cartcoll variants' communicator on each --comm
+                               * kind but COMM_NBH (comm[][] there); else MPI_COMM_NULL */
     int indeg, outdeg;
     int *src_idx, *dst_idx;   /* neighbour index of each graph in/out edge */
     int *exp_src, *exp_dst;   /* ranks of R - N[i], R + N[i] from MPI_Cart_coords/rank */
@@ -159,8 +176,8 @@ typedef struct {
     MPI_Aint *msdb, *mrdb;
     MPI_Datatype *mtypes;
     int *expect, *ref;        /* from the grid; the baseline's result */
-    int *cref;                /* what cartcoll must deliver: ref, or for
-                               * COMM_MPICART ref with blocks i, i^1 swapped */
+    int *cref;                /* what cartcoll must deliver on COMM_MPICART: ref
+                               * with blocks i, i^1 swapped (else ref itself) */
     double *dsbuf, *drbuf, *dmrbuf, *dexpect; /* OP_ALLREDUCE: send, cartcoll and
                                                * MPI receive, the expected sum */
     long long bytes;          /* payload bytes received per process */
@@ -192,8 +209,8 @@ void update_cart_ref(kase *k);
 
 /* ---- --global-allreduce (cb_global.c) ---------------------------------- */
 
-/* Two duplicates of world: c->graph for MPI_Allreduce, c->alt for
- * Cart_allreduce; the row columns name it "global"; -1 on an MPI error. */
+/* Two duplicates of world: c->graph for MPI_Allreduce, c->alt[COMM_PLAIN]
+ * for Cart_allreduce; the row columns name it "global"; -1 on an MPI error. */
 int setup_global(nbhctx *c, MPI_Comm world);
 /* Buffers of m doubles and the expected sum; 1 if too large (skip). */
 int setup_global_case(kase *k, const options *o, int m);
@@ -203,6 +220,7 @@ int setup_global_case(kase *k, const options *o, int m);
 /* A variant while its case runs. */
 typedef struct {
     const variant *v;
+    int comm;                 /* COMM_*: where a cartcoll variant runs */
     Cart_request creq;        /* persistent cartcoll request */
     MPI_Request mreq;         /* persistent MPI request */
     int err, bad;             /* local: a call failed / a check failed */
@@ -210,9 +228,9 @@ typedef struct {
     double *times;            /* one per timed repetition */
 } vstate;
 
-/* One state per selected variant, persistent requests initialised (a
- * failure is reported and marks the variant err); vstate_release each,
- * then free the array. */
+/* One state per run (o->run: a selected variant on a communicator),
+ * persistent requests initialised (a failure is reported and marks the run
+ * err); vstate_release each, then free the array. */
 vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const char *what);
 /* Free the persistent requests and times of one variant. */
 void vstate_release(vstate *s);
@@ -233,14 +251,19 @@ extern const char *const chk_name[];
 /* Whether a row with this check has times. */
 static inline int timed_check(int c) { return c == CHK_OK || c == CHK_FAIL || c == CHK_BADMPI; }
 
-/* One output row: a neighbourhood, collective, variant and block size. */
+/* One output row: a neighbourhood, collective, run (variant and
+ * communicator) and block size. */
 typedef struct {
     int inbh, op, var, m, d, t, rounds, check; /* var: index into allvar; rounds -1: none */
-    int comm;                 /* COMM_*: the cartcoll variants' communicator */
+    int run;                  /* index into o->run */
+    int comm;                 /* COMM_*: where the row's cartcoll calls ran (MPI rows:
+                               * the first --comm) */
     char nbh[96], dims[64];
     long long bytes;
     cb_summary s;
     double speedup;           /* 0: none */
+    double comm_ratio;        /* median / median of the same variant on the first
+                               * --comm (several --comm only); 0: none */
 } row;
 
 /* Every row so far (rank 0 writes files and the summary from them). */
@@ -248,6 +271,7 @@ typedef struct {
     row *rows;
     int nrows, caprows;
     int namew;                /* width of the neighbourhood column */
+    int ncomm, comm0;         /* --comm: how many; the first (the ratios' base) */
 } results;
 
 /* The progress bar on stderr (rank 0, --progress). */
@@ -276,13 +300,16 @@ void print_nbh_line(const nbhctx *c, const options *o);
 void print_header(const results *res);
 /* The identity columns of a case's rows. */
 void row_init(row *r, const nbhctx *c, int inbh, int op, int m);
-/* The row of selected variant vi from its state: check, rounds, statistics
- * (sorts s->times), speed-up against the baseline's median *base (set when
- * vi is 0; none if the baseline failed, base_err). */
+/* The row of run vi from its state: check, rounds, statistics (sorts
+ * s->times), speed-up against the baseline's median *base (set when vi is
+ * 0; none if the baseline failed, base_err). */
 void row_from_vstate(row *r, const vstate *s, const nbhctx *c, const options *o, int vi, double *base, int base_err);
+/* With several --comm: each cartcoll row's comm_ratio against the row of
+ * the same variant on the first one (rows: one case, in run order). */
+void set_comm_ratios(row *rows, int n, const options *o);
 /* Print (rank 0) and keep a row. */
 void emit_row(results *res, const row *r);
-/* A SKIP row per selected variant (r: the case's identity columns). */
+/* A SKIP row per run (r: the case's identity columns). */
 void emit_skipped_rows(results *res, row *r, const options *o);
 /* All rows to a file; -1 if it cannot be written. */
 int write_csv(const results *res, const char *path, const options *o);

@@ -134,22 +134,24 @@ static int mpi_call(const kase *k, MPI_Comm g, int form, MPI_Request *r)
 
 /* ---- Variants ---------------------------------------------------------- */
 
-/* Where a cartcoll variant runs: its (algorithm, executor) communicator,
- * [0][0] for persistent ones (info carries the choice), or --comm's. */
-static MPI_Comm cart_comm(const nbhctx *c, const variant *v)
+/* Where a cartcoll run s goes: on COMM_NBH its variant's (algorithm,
+ * executor) communicator, [0][0] for persistent ones (info carries the
+ * choice); else the --comm kind's communicator. */
+static MPI_Comm cart_comm(const nbhctx *c, const vstate *s)
 {
-    if (c->alt != MPI_COMM_NULL) return c->alt;
-    return v->form == F_PERSISTENT ? c->comm[0][0] : c->comm[v->alg][v->ex];
+    if (s->comm != COMM_NBH) return c->alt[s->comm];
+    return s->v->form == F_PERSISTENT ? c->comm[0][0] : c->comm[s->v->alg][s->v->ex];
 }
 
 vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const char *what)
 {
-    int nv = o->nvar;
+    int nv = o->nrun;
     vstate *vs = xmalloc(sizeof(vstate) * (size_t)nv);
     for (int vi = 0; vi < nv; vi++) {
         vstate *s = &vs[vi];
         memset(s, 0, sizeof *s);
-        s->v = &allvar[o->vsel[vi]];
+        s->v = &allvar[o->run[vi].var];
+        s->comm = o->run[vi].comm;
         s->creq = CART_REQUEST_NULL;
         s->mreq = MPI_REQUEST_NULL;
         s->times = xmalloc(sizeof(double) * (size_t)o->reps);
@@ -161,13 +163,13 @@ vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const c
             } else {
                 /* The choice travels as info: one communicator serves all. */
                 MPI_Info info = make_info(s->v->alg, s->v->ex);
-                rc = cart_init(k, cart_comm(c, s->v), info, &s->creq);
+                rc = cart_init(k, cart_comm(c, s), info, &s->creq);
                 MPI_Info_free(&info);
             }
         }
         if (rc != MPI_SUCCESS) {
-            char w[320];
-            snprintf(w, sizeof w, "%s: init of %s", what, s->v->name);
+            char w[320], name[64];
+            snprintf(w, sizeof w, "%s: init of %s", what, run_label(o, vi, name, sizeof name));
             report_error(w, rc);
             s->err = 1;
         }
@@ -196,10 +198,10 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
         rc = MPI_Start(&s->mreq);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&s->mreq, MPI_STATUS_IGNORE);
     }
-    if (v->form == F_BLOCKING) return cart_blocking(k, cart_comm(c, v));
+    if (v->form == F_BLOCKING) return cart_blocking(k, cart_comm(c, s));
     if (v->form == F_NONBLOCKING) {
         Cart_request r = CART_REQUEST_NULL;
-        rc = cart_nonblocking(k, cart_comm(c, v), &r);
+        rc = cart_nonblocking(k, cart_comm(c, s), &r);
         return rc != MPI_SUCCESS ? rc : Cart_wait(&r);
     }
     rc = Cart_start(&s->creq);
@@ -219,9 +221,10 @@ static int differs(const int *got, const int *want, const kase *k, const nbhctx 
         int blk = -1;
         for (int i = 0; i < k->t; i++)
             if ((size_t)k->rd[i] <= e && e < (size_t)k->rd[i] + (size_t)k->cnt[i]) blk = i;
-        fprintf(stderr, "cartbench: rank %d: %s %s m=%d %s: receive buffer differs from %s at int %zu (block %d): %d, "
-                        "expected %d%s\n",
-                world_rank, c->nbh.name, op_name[k->op], k->m, s->v->name, against, e, blk, got[e], want[e],
+        fprintf(stderr, "cartbench: rank %d: %s %s m=%d %s%s%s: receive buffer differs from %s at int %zu (block %d): "
+                        "%d, expected %d%s\n",
+                world_rank, c->nbh.name, op_name[k->op], k->m, s->v->name, s->v->mpi ? "" : " on ",
+                s->v->mpi ? "" : comm_name[s->comm], against, e, blk, got[e], want[e],
                 want[e] == SENTINEL ? " (untouched)" : "");
     }
     return 1;
@@ -257,7 +260,8 @@ void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
     int rc = run_once(s, k, c);
     if (rc != MPI_SUCCESS) {
         char what[256];
-        snprintf(what, sizeof what, "%s %s m=%d %s", c->nbh.name, op_name[k->op], k->m, s->v->name);
+        snprintf(what, sizeof what, "%s %s m=%d %s%s%s", c->nbh.name, op_name[k->op], k->m, s->v->name,
+                 s->v->mpi ? "" : " on ", s->v->mpi ? "" : comm_name[s->comm]);
         report_error(what, rc);
         s->err = 1;
         return;
@@ -266,7 +270,9 @@ void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
         check_mpi_result(s, k, c);
     } else {
         if (inject_fault && world_rank == 0 && k->rlen) k->rbuf[0] ^= 1; /* the checker's own test */
-        if (differs(k->rbuf, k->cref, k, c, s, c->kind == COMM_MPICART ? "the reference (MPI's block order)" : "the reference"))
+        int mpicart = s->comm == COMM_MPICART;
+        if (differs(k->rbuf, mpicart ? k->cref : k->ref, k, c, s,
+                    mpicart ? "the reference (MPI's block order)" : "the reference"))
             s->bad = 1;
     }
 }

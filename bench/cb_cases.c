@@ -203,26 +203,29 @@ int comm_fits(const cb_nbh *n, int comm)
 
 /* The cartcoll variants' communicator for --comm graph (the baseline's
  * edges, compacted, with comm[0][0] as comm_old) or mpicart (MPI_Cart_create
- * with the same grid, no reordering, so the ranks are the same). */
-static int create_alt(nbhctx *c, MPI_Comm world, const int *src, const int *sw, const int *dst, const int *dw)
+ * with the same grid, no reordering, so the ranks are the same), in
+ * c->alt[kind]. */
+static int create_alt(nbhctx *c, int kind, MPI_Comm world, const int *src, const int *sw, const int *dst,
+                      const int *dw)
 {
     int rc = MPI_SUCCESS;
-    if (c->kind == COMM_GRAPH) {
+    MPI_Comm *alt = &c->alt[kind];
+    if (kind == COMM_GRAPH) {
         rc = Cart_dist_graph_create_adjacent(c->comm[0][0], c->indeg, src, sw, c->outdeg, dst, dw, MPI_INFO_NULL, 0,
-                                             &c->alt);
+                                             alt);
         if (rc != MPI_SUCCESS) report_error("Cart_dist_graph_create_adjacent", rc);
-    } else if (c->kind == COMM_MPICART) {
-        rc = MPI_Cart_create(world, c->d, c->dims, c->periods, 0, &c->alt);
+    } else if (kind == COMM_MPICART) {
+        rc = MPI_Cart_create(world, c->d, c->dims, c->periods, 0, alt);
         if (rc != MPI_SUCCESS) report_error("MPI_Cart_create", rc);
     }
-    if (rc == MPI_SUCCESS && c->alt != MPI_COMM_NULL) MPI_Comm_set_errhandler(c->alt, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS && *alt != MPI_COMM_NULL) MPI_Comm_set_errhandler(*alt, MPI_ERRORS_RETURN);
     return rc;
 }
 
 int setup_nbh(nbhctx *c, const options *o, MPI_Comm world, const int need[NALG][NEX])
 {
     c->kind = o->comm;
-    c->alt = MPI_COMM_NULL;
+    for (int k = 0; k < NCOMM; k++) c->alt[k] = MPI_COMM_NULL;
     c->d = c->nbh.d;
     c->t = c->nbh.t;
     for (int k = 0; k < c->d; k++) {
@@ -247,7 +250,7 @@ int setup_nbh(nbhctx *c, const options *o, MPI_Comm world, const int need[NALG][
         rc = MPI_Dist_graph_create_adjacent(c->comm[0][0], c->indeg, src, sw, c->outdeg, dst, dw, MPI_INFO_NULL, 0,
                                             &c->graph);
         if (rc != MPI_SUCCESS) report_error("MPI_Dist_graph_create_adjacent", rc);
-        if (rc == MPI_SUCCESS) rc = create_alt(c, world, src, sw, dst, dw);
+        for (int i = 0; i < o->ncomm && rc == MPI_SUCCESS; i++) rc = create_alt(c, o->comms[i], world, src, sw, dst, dw);
     }
     free(src);
     free(dst);
@@ -264,7 +267,8 @@ void free_nbh(nbhctx *c)
         for (int e = 0; e < NEX; e++)
             if (c->comm[a][e] != MPI_COMM_NULL) MPI_Comm_free(&c->comm[a][e]);
     if (c->graph != MPI_COMM_NULL) MPI_Comm_free(&c->graph);
-    if (c->alt != MPI_COMM_NULL) MPI_Comm_free(&c->alt);
+    for (int k = 0; k < NCOMM; k++)
+        if (c->alt[k] != MPI_COMM_NULL) MPI_Comm_free(&c->alt[k]);
     free(c->src_idx);
     free(c->dst_idx);
     free(c->exp_src);
@@ -436,7 +440,7 @@ static void make_expectation(kase *k, const nbhctx *c)
                 k->expect[k->rd[i] + e] = send_value(c->exp_src[i], op_is_alltoall(k->op) ? i : 0, e);
     memcpy(k->ref, k->expect, sizeof(int) * k->rlen); /* until the baseline has run */
     k->cref = k->ref;
-    if (c->kind == COMM_MPICART) {
+    if (c->alt[COMM_MPICART] != MPI_COMM_NULL) {
         k->cref = xmalloc(sizeof(int) * k->rlen);
         update_cart_ref(k);
     }

@@ -18,17 +18,18 @@ int setup_global(nbhctx *c, MPI_Comm world)
     c->nbh_ok = 1;
     for (int a = 0; a < NALG; a++)
         for (int e = 0; e < NEX; e++) c->comm[a][e] = MPI_COMM_NULL;
-    c->graph = c->alt = MPI_COMM_NULL;
+    c->graph = MPI_COMM_NULL;
+    for (int k = 0; k < NCOMM; k++) c->alt[k] = MPI_COMM_NULL;
     /* Separate duplicates, so that neither implementation's state (cartcoll
      * caches its classification on the communicator) touches the other's. */
     int rc = MPI_Comm_dup(world, &c->graph);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(world, &c->alt);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(world, &c->alt[COMM_PLAIN]);
     if (rc != MPI_SUCCESS) {
         report_error("MPI_Comm_dup", rc);
         return -1;
     }
     MPI_Comm_set_errhandler(c->graph, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(c->alt, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(c->alt[COMM_PLAIN], MPI_ERRORS_RETURN);
     return 0;
 }
 

@@ -75,7 +75,7 @@ static const char usage_options[] =
 "                     non-zero coordinates of vector i (0 for z = 0), as seed 002\n"
 "                     sec. 4.2 (corners small, faces large)\n"
 "  --mesh             non-periodic grid\n"
-"  --comm KIND        the communicator the cartcoll variants run on (the MPI\n"
+"  --comm LIST        the communicators the cartcoll variants run on (the MPI\n"
 "                     baseline stays MPI_Neighbor_X on MPI's dist graph):\n"
 "                       nbh      Cart_neighborhood_create (default)\n"
 "                       graph    Cart_dist_graph_create_adjacent with the\n"
@@ -91,7 +91,12 @@ static const char usage_options[] =
 "                     Not on nbh, the algorithm and executor of cart and cart-i\n"
 "                     cannot be chosen (the environment's are used): only cart,\n"
 "                     cart-i and cart-p-ALG-EXEC run there (default variants\n"
-"                     mpi,cart,cart-i,cart-p); patterns skip the others\n"
+"                     mpi,cart,cart-i,cart-p); patterns skip the others.\n"
+"                     Several kinds (--comm nbh,graph): every cartcoll variant\n"
+"                     runs on each, all interleaved in one loop; its rows are\n"
+"                     named VARIANT@KIND and give t/t_FIRST = its median over\n"
+"                     the same variant's median on the first kind listed\n"
+"                     (CSV column comm_ratio)\n"
 "  --global-allreduce instead of neighbourhoods: Cart_allreduce on a duplicate\n"
 "                     of MPI_COMM_WORLD (no topology: MPI's global meaning)\n"
 "                     against MPI_Allreduce on another duplicate, sum of -m\n"
@@ -222,6 +227,66 @@ static int select_ops(const char *list, options *o)
     return 0;
 }
 
+/* --comm: kinds (not plain: that is --global-allreduce), each once, in
+ * the order given. */
+static int parse_comms(const char *list, options *o)
+{
+    o->ncomm = 0;
+    char *copy = strdup(list), *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+        int k = COMM_NBH;
+        while (k < COMM_PLAIN && strcmp(tok, comm_name[k])) k++;
+        if (k == COMM_PLAIN || has_comm(o, k)) rc = -1;
+        else o->comms[o->ncomm++] = k;
+    }
+    free(copy);
+    if (!o->ncomm) rc = -1;
+    if (!rc) o->comm = o->comms[0];
+    return rc;
+}
+
+int has_comm(const options *o, int kind)
+{
+    for (int i = 0; i < o->ncomm; i++)
+        if (o->comms[i] == kind) return 1;
+    return 0;
+}
+
+/* A variant that can run on every --comm communicator; else -1 and the
+ * first one it cannot run on in *where. */
+static int allowed_everywhere(const options *o, const variant *v, int *where)
+{
+    for (int i = 0; i < o->ncomm; i++)
+        if (!variant_allowed(v, o->comms[i])) {
+            if (where) *where = o->comms[i];
+            return 0;
+        }
+    return 1;
+}
+
+const char *run_label(const options *o, int ri, char *buf, size_t len)
+{
+    const run_sel *r = &o->run[ri];
+    if (allvar[r->var].mpi || o->ncomm < 2)
+        snprintf(buf, len, "%s", allvar[r->var].name);
+    else
+        snprintf(buf, len, "%s@%s", allvar[r->var].name, comm_name[r->comm]);
+    return buf;
+}
+
+/* The runs: each selected variant in order, a cartcoll one once per
+ * --comm (so one variant's rows on the communicators are adjacent). */
+static void make_runs(options *o)
+{
+    o->nrun = 0;
+    for (int vi = 0; vi < o->nvar; vi++) {
+        int var = o->vsel[vi];
+        int n = allvar[var].mpi ? 1 : o->ncomm;
+        for (int k = 0; k < n; k++) o->run[o->nrun++] = (run_sel){ var, o->comms[k] };
+    }
+}
+
 /* Why a --variants name matched nothing (rank 0). */
 static void report_no_variant(const char *tok)
 {
@@ -243,20 +308,20 @@ static int select_variants(const char *list, options *o)
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int hit = 0;
         if (!strcmp(tok, "all")) {
-            for (int i = 0; i < nallvar; i++) want[i] |= variant_allowed(&allvar[i], o->comm);
+            for (int i = 0; i < nallvar; i++) want[i] |= allowed_everywhere(o, &allvar[i], NULL);
             continue;
         }
         if (strpbrk(tok, "*?[")) {
             for (int i = 0; i < nallvar; i++)
-                if (!fnmatch(tok, allvar[i].name, 0) && variant_allowed(&allvar[i], o->comm)) want[i] = hit = 1;
+                if (!fnmatch(tok, allvar[i].name, 0) && allowed_everywhere(o, &allvar[i], NULL)) want[i] = hit = 1;
         } else {
-            int i = canonical_variant(tok);
-            if (i >= 0 && !variant_allowed(&allvar[i], o->comm)) {
+            int i = canonical_variant(tok), where = o->comm;
+            if (i >= 0 && !allowed_everywhere(o, &allvar[i], &where)) {
                 if (!world_rank)
                     fprintf(stderr, "cartbench: %s cannot run on %s: the algorithm and executor of %s can be chosen only "
                                     "on Cart_neighborhood_create communicators (see --comm)\n",
-                            tok, o->global ? "--global-allreduce" : comm_name[o->comm],
-                            o->comm == COMM_PLAIN ? "any call" : "blocking and non-blocking calls");
+                            tok, o->global ? "--global-allreduce" : comm_name[where],
+                            where == COMM_PLAIN ? "any call" : "blocking and non-blocking calls");
                 free(copy);
                 return -1;
             }
@@ -294,6 +359,8 @@ static void set_defaults(options *o, given *g, int argc)
     o->max_mib = 256;
     o->conf = 0.95;
     o->specs = calloc((size_t)argc + 1, sizeof(char *));
+    o->comms[0] = COMM_NBH;
+    o->ncomm = 1;
     *g = (given){ .ms = "1,10,100", .reps = -1, .warmup = -1 };
 }
 
@@ -330,9 +397,7 @@ static int take_value(const char *a, const char *val, options *o, given *g)
         o->markdown = val;
     } else if (!strcmp(a, "--comm")) {
         g->comm_given = 1;
-        for (o->comm = COMM_NBH; o->comm < COMM_PLAIN; o->comm++)
-            if (!strcmp(val, comm_name[o->comm])) return 0;
-        return -1; /* plain is --global-allreduce */
+        return parse_comms(val, o);
     } else {
         o->plot = val;
     }
@@ -410,19 +475,19 @@ static int check_modes(options *o, given *g)
     const char *bad = NULL;
     if (o->global && (o->nspecs || g->ops || g->comm_given))
         bad = "--global-allreduce takes no NEIGHBOURHOOD, --ops or --comm";
-    else if (o->comm == COMM_GRAPH && o->mesh)
+    else if (has_comm(o, COMM_GRAPH) && o->mesh)
         bad = "--comm graph needs a torus: a distributed graph has no MPI_PROC_NULL neighbours, so its blocks "
               "would not be the neighbourhood's (use --comm mpicart or nbh with --mesh)";
     if (bad) {
         if (!world_rank) fprintf(stderr, "cartbench: %s\n", bad);
         return -1;
     }
-    if (o->global) o->comm = COMM_PLAIN;
+    if (o->global) o->comm = o->comms[0] = COMM_PLAIN;
     if (!g->ops) g->ops = "alltoall,allgather";
     if (!g->vars)
-        g->vars = o->global                ? "mpi,cart"
-                  : o->comm == COMM_NBH ? "mpi,cart,cart-direct,cart-combining,cart-torus,cart-p"
-                                        : "mpi,cart,cart-i,cart-p";
+        g->vars = o->global                                 ? "mpi,cart"
+                  : o->ncomm == 1 && o->comm == COMM_NBH ? "mpi,cart,cart-direct,cart-combining,cart-torus,cart-p"
+                                                         : "mpi,cart,cart-i,cart-p";
     return 0;
 }
 
@@ -451,6 +516,7 @@ int parse_options(int argc, char **argv, options *o)
         return 2;
     }
     if (select_variants(g.vars, o)) return 2;
+    make_runs(o);
     if (o->progress < 0) o->progress = isatty(2);
     return 0;
 }

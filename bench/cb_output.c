@@ -23,24 +23,51 @@ static void add_row(results *res, const row *r)
     res->rows[res->nrows++] = *r;
 }
 
+/* A row's variant, with "@COMM" for a cartcoll row when --comm lists
+ * several communicators (run_label's name). */
+static const char *row_label(const results *res, const row *r, char *buf, size_t len)
+{
+    const variant *v = &allvar[r->var];
+    if (v->mpi || res->ncomm < 2)
+        snprintf(buf, len, "%s", v->name);
+    else
+        snprintf(buf, len, "%s@%s", v->name, comm_name[r->comm]);
+    return buf;
+}
+
+/* With several --comm: the ratio column's title, "t/t_FIRST". */
+static const char *ratio_title(const results *res, char *buf, size_t len)
+{
+    snprintf(buf, len, "t/t_%s", comm_name[res->comm0]);
+    return buf;
+}
+
 void print_header(const results *res)
 {
-    printf("%-*s %6s  %-10s %-24s %6s %6s %11s  %-23s %8s  %s\n", res->namew, "neighbourhood", "t", "collective",
-           "variant", "m", "rounds", "median[us]", "95% CI [us]", "speed-up", "check");
+    int vw = res->ncomm > 1 ? 32 : 24;
+    printf("%-*s %6s  %-10s %-*s %6s %6s %11s  %-23s %8s  ", res->namew, "neighbourhood", "t", "collective", vw,
+           "variant", "m", "rounds", "median[us]", "95% CI [us]", "speed-up");
+    if (res->ncomm > 1) {
+        char h[32];
+        printf("%11s  ", ratio_title(res, h, sizeof h));
+    }
+    printf("check\n");
 }
 
 static void print_row(const results *res, const row *r)
 {
-    const variant *v = &allvar[r->var];
-    char rounds[16] = "-", med[32] = "-", ci[48] = "-", sp[16] = "-";
+    char rounds[16] = "-", med[32] = "-", ci[48] = "-", sp[16] = "-", ratio[16] = "-", name[64];
     if (r->rounds >= 0) snprintf(rounds, sizeof rounds, "%d", r->rounds);
     if (timed_check(r->check)) {
         snprintf(med, sizeof med, "%.2f", r->s.median * 1e6);
         snprintf(ci, sizeof ci, "[%9.2f, %9.2f]", r->s.lo * 1e6, r->s.hi * 1e6);
         if (r->speedup > 0) snprintf(sp, sizeof sp, "%.2f", r->speedup);
+        if (r->comm_ratio > 0) snprintf(ratio, sizeof ratio, "%.3f", r->comm_ratio);
     }
-    printf("%-*s %6d  %-10s %-24s %6d %6s %11s  %-23s %8s  %s\n", res->namew, r->nbh, r->t, op_name[r->op], v->name,
-           r->m, rounds, med, ci, sp, chk_name[r->check]);
+    printf("%-*s %6d  %-10s %-*s %6d %6s %11s  %-23s %8s  ", res->namew, r->nbh, r->t, op_name[r->op],
+           res->ncomm > 1 ? 32 : 24, row_label(res, r, name, sizeof name), r->m, rounds, med, ci, sp);
+    if (res->ncomm > 1) printf("%11s  ", ratio);
+    printf("%s\n", chk_name[r->check]);
 }
 
 void emit_row(results *res, const row *r)
@@ -65,8 +92,10 @@ void row_init(row *r, const nbhctx *c, int inbh, int op, int m)
 
 void emit_skipped_rows(results *res, row *r, const options *o)
 {
-    for (int vi = 0; vi < o->nvar; vi++) {
-        r->var = o->vsel[vi];
+    for (int vi = 0; vi < o->nrun; vi++) {
+        r->var = o->run[vi].var;
+        r->run = vi;
+        r->comm = o->run[vi].comm;
         r->check = CHK_SKIP;
         r->rounds = -1;
         emit_row(res, r);
@@ -85,13 +114,14 @@ static int row_check(const vstate *s, const nbhctx *c)
     return check;
 }
 
-/* Schedule rounds of a variant's algorithm (t for MPI); -1 if unknown. */
-static int row_rounds(const variant *v, const nbhctx *c, int op)
+/* Schedule rounds of a variant's algorithm on communicator kind comm (t for
+ * MPI); -1 if unknown. */
+static int row_rounds(const variant *v, const nbhctx *c, int op, int comm_kind)
 {
     if (op == OP_ALLREDUCE) return -1;
     if (v->mpi) return c->t;
     int rounds;
-    MPI_Comm comm = c->alt != MPI_COMM_NULL ? c->alt : c->comm[0][0];
+    MPI_Comm comm = comm_kind != COMM_NBH && c->alt[comm_kind] != MPI_COMM_NULL ? c->alt[comm_kind] : c->comm[0][0];
     if (Cart_schedule_stats(comm, op_is_alltoall(op) ? CART_ALLTOALL : CART_ALLGATHER, alg_const[v->alg], NULL,
                             &rounds, NULL) == MPI_SUCCESS)
         return rounds;
@@ -100,15 +130,32 @@ static int row_rounds(const variant *v, const nbhctx *c, int op)
 
 void row_from_vstate(row *r, const vstate *s, const nbhctx *c, const options *o, int vi, double *base, int base_err)
 {
-    r->var = o->vsel[vi];
+    r->var = o->run[vi].var;
+    r->run = vi;
+    r->comm = s->comm;
     r->check = row_check(s, c);
-    r->rounds = row_rounds(s->v, c, r->op);
+    r->rounds = row_rounds(s->v, c, r->op, s->comm);
     memset(&r->s, 0, sizeof r->s);
     r->speedup = 0;
+    r->comm_ratio = 0;
     if (timed_check(r->check)) {
         cb_summarize(s->times, o->reps, o->conf, &r->s);
         if (vi == 0) *base = r->s.median;
         if (*base > 0 && r->s.median > 0 && base_err == 0) r->speedup = *base / r->s.median;
+    }
+}
+
+void set_comm_ratios(row *rows, int n, const options *o)
+{
+    if (o->ncomm < 2) return;
+    for (int i = 0; i < n; i++) {
+        row *r = &rows[i];
+        if (allvar[r->var].mpi || !timed_check(r->check) || !(r->s.median > 0)) continue;
+        for (int j = 0; j < n; j++) {
+            const row *q = &rows[j];
+            if (q->var == r->var && q->comm == o->comm && timed_check(q->check) && q->s.median > 0)
+                r->comm_ratio = r->s.median / q->s.median;
+        }
     }
 }
 
@@ -134,11 +181,16 @@ void print_banner(const options *o)
     time_t now = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M", localtime(&now));
+    char comms[64] = "", ratio[160];
+    snprintf(ratio, sizeof ratio, " (all interleaved; t/t_%s = a variant's median / its median on %s)",
+             comm_name[o->comm], comm_name[o->comm]);
+    for (int i = 0; i < o->ncomm; i++)
+        snprintf(comms + strlen(comms), sizeof comms - strlen(comms), "%s%s", i ? "," : "", comm_name[o->comms[i]]);
     printf("# cartbench %d.%d.%d, %s, %s, %d processes, %s, %d repetitions after %d checked warm-up calls, "
-           "median of the per-call maximum over processes, Tukey 3 IQR, 95%% CI of the median%s; comm = %s\n",
+           "median of the per-call maximum over processes, Tukey 3 IQR, 95%% CI of the median%s; comm = %s%s\n",
            CARTCOLL_VERSION_MAJOR, CARTCOLL_VERSION_MINOR, CARTCOLL_VERSION_PATCH, date, lib, world_size,
            o->mesh ? "mesh" : "torus", o->reps, o->warmup,
-           o->irregular ? "; irregular alltoallv/w blocks m^(d-z)" : "", comm_name[o->comm]);
+           o->irregular ? "; irregular alltoallv/w blocks m^(d-z)" : "", comms, o->ncomm > 1 ? ratio : "");
 }
 
 void print_nbh_line(const nbhctx *c, const options *o)
@@ -153,15 +205,17 @@ void print_nbh_line(const nbhctx *c, const options *o)
     }
     printf("# %s: d = %d, t = %d, grid ", c->nbh.name, c->d, c->t);
     for (int k = 0; k < c->d; k++) printf("%s%d", k ? "x" : "", c->dims[k]);
-    printf(" (%s); cartcoll on %s (comm = %s)%s\n", o->mesh ? "mesh" : "torus", on[c->kind], comm_name[c->kind],
-           c->nbh_ok ? "" : "; FAIL: the library's neighbourhood is wrong");
+    printf(" (%s); cartcoll on ", o->mesh ? "mesh" : "torus");
+    for (int i = 0; i < o->ncomm; i++)
+        printf("%s%s (comm = %s)", i ? " and " : "", on[o->comms[i]], comm_name[o->comms[i]]);
+    printf("%s\n", c->nbh_ok ? "" : "; FAIL: the library's neighbourhood is wrong");
 }
 
 /* The summary's column header: "| OP m=M" for the first block size of a
  * collective, " m=M" for the others. */
 static void summary_header(const results *res, const options *o)
 {
-    printf("%-*s %6s  %-24s", res->namew, "neighbourhood", "t", "variant");
+    printf("%-*s %6s  %-*s", res->namew, "neighbourhood", "t", res->ncomm > 1 ? 32 : 24, "variant");
     for (int a = 0; a < o->nops; a++)
         for (int b = 0; b < o->nm; b++) {
             char h[64];
@@ -175,13 +229,14 @@ static void summary_header(const results *res, const options *o)
 static void summary_line(const results *res, const options *o, int i)
 {
     const row *r = &res->rows[i];
-    printf("%-*s %6d  %-24s", res->namew, r->nbh, r->t, allvar[r->var].name);
+    char name[64];
+    printf("%-*s %6d  %-*s", res->namew, r->nbh, r->t, res->ncomm > 1 ? 32 : 24, row_label(res, r, name, sizeof name));
     for (int a = 0; a < o->nops; a++)
         for (int b = 0; b < o->nm; b++) {
             char cell[32] = "-";
             for (int j = i; j < res->nrows; j++) {
                 const row *q = &res->rows[j];
-                if (q->inbh == r->inbh && q->var == r->var && q->op == o->ops[a] && q->m == o->ms[b]) {
+                if (q->inbh == r->inbh && q->run == r->run && q->op == o->ops[a] && q->m == o->ms[b]) {
                     if (q->speedup > 0) snprintf(cell, sizeof cell, "%.2f%s", q->speedup, q->check == CHK_OK ? "" : "!");
                     break;
                 }
@@ -198,8 +253,8 @@ void print_summary(const results *res, const options *o)
     for (int i = 0; i < res->nrows; i++) {
         const row *r = &res->rows[i];
         if (allvar[r->var].mpi && allvar[r->var].form == F_BLOCKING) continue;
-        int first = 1; /* first row of this (neighbourhood, variant)? */
-        for (int j = 0; j < i && first; j++) first = !(res->rows[j].inbh == r->inbh && res->rows[j].var == r->var);
+        int first = 1; /* first row of this (neighbourhood, run)? */
+        for (int j = 0; j < i && first; j++) first = !(res->rows[j].inbh == r->inbh && res->rows[j].run == r->run);
         if (first) summary_line(res, o, i);
     }
     printf("(! = the row's check was not OK)\n");
@@ -246,8 +301,12 @@ static void csv_row(FILE *f, const row *r, const options *o, const char *lib)
     else
         fprintf(f, ",");
     /* comm: where the row's calls ran (the baseline on MPI's own). */
-    fprintf(f, "%s,%s\n", chk_name[r->check],
+    fprintf(f, "%s,%s,", chk_name[r->check],
             !v->mpi ? comm_name[r->comm] : r->comm == COMM_PLAIN ? "plain" : "mpi-dist-graph");
+    if (timed && r->comm_ratio > 0)
+        fprintf(f, "%.4f\n", r->comm_ratio);
+    else
+        fprintf(f, "\n");
 }
 
 int write_csv(const results *res, const char *path, const options *o)
@@ -260,15 +319,16 @@ int write_csv(const results *res, const char *path, const options *o)
     char lib[256];
     mpi_library(lib, sizeof lib);
     fprintf(f, "mpi,np,nbh,d,t,dims,periodic,collective,variant,form,algorithm,executor,m,irregular,bytes,rounds,reps,"
-               "kept,median_us,ci_lo_us,ci_hi_us,ci_coverage,min_us,speedup,check,comm\n");
+               "kept,median_us,ci_lo_us,ci_hi_us,ci_coverage,min_us,speedup,check,comm,comm_ratio\n");
     for (int i = 0; i < res->nrows; i++) csv_row(f, &res->rows[i], o, lib);
     return fclose(f);
 }
 
-static void markdown_row(FILE *f, const row *r)
+static void markdown_row(FILE *f, const results *res, const row *r)
 {
     int timed = timed_check(r->check);
-    fprintf(f, "| %s | %d | %s | %s | %d | ", r->nbh, r->t, op_name[r->op], allvar[r->var].name, r->m);
+    char name[64];
+    fprintf(f, "| %s | %d | %s | %s | %d | ", r->nbh, r->t, op_name[r->op], row_label(res, r, name, sizeof name), r->m);
     if (r->rounds >= 0)
         fprintf(f, "%d | ", r->rounds);
     else
@@ -281,6 +341,12 @@ static void markdown_row(FILE *f, const row *r)
         fprintf(f, "%.2f | ", r->speedup);
     else
         fprintf(f, "- | ");
+    if (res->ncomm > 1) {
+        if (timed && r->comm_ratio > 0)
+            fprintf(f, "%.3f | ", r->comm_ratio);
+        else
+            fprintf(f, "- | ");
+    }
     fprintf(f, "%s |\n", chk_name[r->check]);
 }
 
@@ -291,9 +357,12 @@ int write_markdown(const results *res, const char *path)
         fprintf(stderr, "cartbench: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    fprintf(f, "| neighbourhood | t | collective | variant | m | rounds | median µs | 95%% CI µs | speed-up | check |\n");
-    fprintf(f, "|---|--:|---|---|--:|--:|--:|--:|--:|---|\n");
-    for (int i = 0; i < res->nrows; i++) markdown_row(f, &res->rows[i]);
+    char h[32] = "";
+    if (res->ncomm > 1) snprintf(h, sizeof h, " t/t_%s |", comm_name[res->comm0]);
+    fprintf(f, "| neighbourhood | t | collective | variant | m | rounds | median µs | 95%% CI µs | speed-up |%s check |\n",
+            h);
+    fprintf(f, "|---|--:|---|---|--:|--:|--:|--:|--:|%s---|\n", res->ncomm > 1 ? "--:|" : "");
+    for (int i = 0; i < res->nrows; i++) markdown_row(f, res, &res->rows[i]);
     return fclose(f);
 }
 

@@ -62,16 +62,17 @@ static void plot_xaxis(FILE *fg, const options *o)
     fprintf(fg, ")\n");
 }
 
-/* The data of one cell: a block per variant with timed rows (m > 0); the
- * selected-variant index of each block in blkvar; returns their number. */
+/* The data of one cell: a block per run (a variant on a communicator) with
+ * timed rows (m > 0); the run index of each block in blkvar; returns their
+ * number. */
 static int plot_data(FILE *fd, const results *res, const options *o, plot_cell cell, int *blkvar)
 {
     int nb = 0;
-    for (int vi = 0; vi < o->nvar; vi++) {
-        int var = o->vsel[vi], any = 0;
+    for (int vi = 0; vi < o->nrun; vi++) {
+        int any = 0;
         for (int i = 0; i < res->nrows; i++) {
             const row *r = &res->rows[i];
-            if (r->inbh != cell.inbh || r->op != cell.op || r->var != var || r->m <= 0) continue;
+            if (r->inbh != cell.inbh || r->op != cell.op || r->run != vi || r->m <= 0) continue;
             if (!timed_check(r->check)) continue;
             fprintf(fd, "%d %.6g %.6g %.6g %.6g\n", r->m, r->s.median * 1e6, r->s.lo * 1e6, r->s.hi * 1e6,
                     r->speedup > 0 ? r->speedup : NAN);
@@ -98,10 +99,11 @@ static void plot_panels(FILE *fg, const results *res, const options *o, plot_cel
         fprintf(fg, "set multiplot next\nset multiplot next\n");
         return;
     }
+    char name[64];
     fprintf(fg, "plot ");
     for (int b = 0; b < nb; b++)
         fprintf(fg, "%s'%s' index %d using 1:2:3:4 with yerrorlines lt %d pt 7 ps 0.6 title '%s'", b ? ", \\\n     " : "",
-                dat, first + b, blkvar[b] + 1, allvar[o->vsel[blkvar[b]]].name);
+                dat, first + b, blkvar[b] + 1, run_label(o, blkvar[b], name, sizeof name));
     fprintf(fg, "\nset title 'speed-up vs %s'\nunset logscale y\nset ylabel 'speed-up (MPI time / time)'\n"
                 "set yrange [0:*]\n",
             op_mpi[r0->op]);
@@ -109,7 +111,7 @@ static void plot_panels(FILE *fg, const results *res, const options *o, plot_cel
     for (int b = 0; b < nb; b++) {
         if (blkvar[b] == 0) continue; /* the baseline itself */
         fprintf(fg, ", \\\n     '%s' index %d using 1:5 with linespoints lt %d pt 7 ps 0.6 title '%s'", dat,
-                first + b, blkvar[b] + 1, allvar[o->vsel[blkvar[b]]].name);
+                first + b, blkvar[b] + 1, run_label(o, blkvar[b], name, sizeof name));
     }
     fprintf(fg, "\n");
 }
@@ -142,7 +144,7 @@ static void write_script(FILE *fg, FILE *fd, const results *res, const char *png
     plot_xaxis(fg, o);
     int idx = 0; /* gnuplot's index of the next data block */
     for (int c = 0; c < ncell; c++) {
-        int blkvar[MAXVAR];
+        int blkvar[MAXRUN];
         int nb = plot_data(fd, res, o, cell[c], blkvar);
         plot_panels(fg, res, o, cell[c], dat, idx, blkvar, nb);
         idx += nb;

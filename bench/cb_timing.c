@@ -101,7 +101,7 @@ static void agree_failures(vstate *vs, int nv, int *flags, MPI_Comm world)
 static void warm_up(bench *b, vstate *vs, kase *k, const nbhctx *c, int *flags, const char *what)
 {
     const options *o = &b->opt;
-    int nv = o->nvar;
+    int nv = o->nrun;
     for (int w = 0; w < o->warmup; w++) {
         for (int vi = 0; vi < nv; vi++) {
             MPI_Barrier(b->world);
@@ -113,15 +113,16 @@ static void warm_up(bench *b, vstate *vs, kase *k, const nbhctx *c, int *flags, 
     }
 }
 
-/* Timed calls: every repetition runs each variant once, in an order
- * shuffled the same way on every process.  A call runs measurably slower
+/* Timed calls: every repetition runs each variant once (each cartcoll
+ * variant once per --comm communicator), in an order shuffled the same way
+ * on every process.  A call runs measurably slower
  * right after a cache-hungry one (an MPI baseline sending thousands of
  * messages); a fixed rotation would make some variants follow it more
  * often than others. */
 static void timed_reps(bench *b, vstate *vs, const kase *k, const nbhctx *c, const char *what)
 {
-    int nv = b->opt.nvar;
-    int order[MAXVAR];
+    int nv = b->opt.nrun;
+    int order[MAXRUN];
     unsigned shuffle = 12345u;
     for (int j = 0; j < nv; j++) order[j] = j;
     for (int rep = 0; rep < b->opt.reps; rep++) {
@@ -149,7 +150,7 @@ static void timed_reps(bench *b, vstate *vs, const kase *k, const nbhctx *c, con
  * after each stage. */
 static void measure(bench *b, vstate *vs, kase *k, const nbhctx *c, const char *what)
 {
-    int nv = b->opt.nvar;
+    int nv = b->opt.nrun;
     int *flags = xmalloc(sizeof(int) * 2 * (size_t)nv);
     agree_failures(vs, nv, flags, b->world);
     warm_up(b, vs, k, c, flags, what);
@@ -176,7 +177,7 @@ static int row_fails(const row *r, const options *o)
 void run_case(bench *b, nbhctx *c, int inbh, int op, int m)
 {
     const options *o = &b->opt;
-    int nv = o->nvar;
+    int nv = o->nrun;
     row r;
     row_init(&r, c, inbh, op, m);
     char what[160];
@@ -191,16 +192,23 @@ void run_case(bench *b, nbhctx *c, int inbh, int op, int m)
     r.bytes = k.bytes;
     vstate *vs = vstates_create(&k, c, o, what);
     measure(b, vs, &k, c, what);
-    /* Rows (printed on rank 0), speed-ups against vs[0] = blocking MPI. */
+    /* Rows (printed on rank 0), speed-ups against vs[0] = blocking MPI,
+     * ratios between the communicators. */
     progress_clear(&b->prog);
     double base = 0;
+    row *rows = xmalloc(sizeof(row) * (size_t)nv);
     for (int vi = 0; vi < nv; vi++) {
-        row_from_vstate(&r, &vs[vi], c, o, vi, &base, vs[0].err);
-        if (row_fails(&r, o)) b->failed = 1;
-        emit_row(&b->res, &r);
+        rows[vi] = r;
+        row_from_vstate(&rows[vi], &vs[vi], c, o, vi, &base, vs[0].err);
         vstate_release(&vs[vi]);
     }
+    set_comm_ratios(rows, nv, o);
+    for (int vi = 0; vi < nv; vi++) {
+        if (row_fails(&rows[vi], o)) b->failed = 1;
+        emit_row(&b->res, &rows[vi]);
+    }
     if (!world_rank) fflush(stdout);
+    free(rows);
     free(vs);
     free_case(&k);
 }
