@@ -245,11 +245,7 @@ static void create_graph(life *L)
     /* reorder 0: cartcoll does not yet detect graphs whose ranks MPI reordered */
     Cart_dist_graph_create_adjacent(L->comm, T, src, L->weight, T, dst, L->weight, MPI_INFO_NULL, 0, &L->graph);
     /* Listing 7's sparse reduction at its simplest: every in-neighbour
-     * contributes 1, so each process must count its 8 in-edges.  Being the
-     * first collective on the graph, it also completes cartcoll's private
-     * duplicate of it before Cart_comm_base splits the graph (Open MPI 4.1
-     * can hang splitting a communicator while an MPI_Comm_idup of it is
-     * pending). */
+     * contributes 1, so each process must count its 8 in-edges. */
     int one = 1, indeg = -1;
     Cart_allreduce(&one, &indeg, 1, MPI_INT, MPI_SUM, L->graph);
     if (indeg != T) {
