@@ -220,6 +220,10 @@ int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int rel
  *   TORUS      D = sum_k (max positive + max negative k-th coordinate)
  *              rounds, hop by hop; volume sum_i |N_i|_1 for alltoall, the
  *              hops of the shared prefix trie for allgather.
+ * CART_ALLREDUCE (neighbourhood meaning) runs the allgather's schedules into
+ * temporaries and reduces them in neighbour order at the end: its figures
+ * are the allgather's.  The rooted CART_BCAST ... CART_REDUCE run one
+ * message per edge in this release and have no figures yet (MPI_ERR_ARG).
  * CART_ALGORITHM_AUTO reports the algorithm the library would pick for a
  * block of one int.  Any of the output pointers may be NULL.  Local (the
  * first query of a schedule builds it).  On a small grid execution uses
@@ -546,9 +550,13 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  *     communication;
  *   - a user-defined operation must stay valid while a request using it
  *     exists (persistent: until Cart_request_free).
- * This release runs them with one message per edge (DIRECT) on every kind of
- * neighbourhood; message-combining schedules for them on Cartesian
- * neighbourhoods come later.
+ * On Cartesian neighbourhoods (Cart_neighborhood_create, MPI_Cart_create,
+ * detected graphs) allreduce runs the allgather's schedules (DIRECT,
+ * COMBINING or TORUS, chosen like the allgather's, the cartcoll_algorithm
+ * info key and CARTCOLL_ALGORITHM apply) into temporaries and reduces them in
+ * neighbour order after the last phase; the others, and all of them on other
+ * graphs, run one message per edge (DIRECT).  Schedules that reduce on the
+ * way come later.
  *
  * Status of this release: global and inter-communicator meaning of every
  * collective; neighbourhood meaning of every collective on every

@@ -46,6 +46,7 @@ static int derive(MPI_Comm comm, int d, cc_nbh **out)
         return rc;
     }
     for (int i = 0; i < t; i++) n->rperm[i] = i ^ 1;
+    n->ragged = 1; /* MPI's meaning: v/w block sizes agree per edge only */
     cc_nbh_place(n, rank);
     *out = n;
     return MPI_SUCCESS;

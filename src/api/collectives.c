@@ -13,6 +13,7 @@
 #include "exec/plancache.h"
 #include "req/request.h"
 #include "topo/kind.h"
+#include "util/alloc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -81,16 +82,20 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
         if (!a->sendbuf && b->send[i].bytes > 0 && b->send[i].named && !send_abs)
             return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
                                  core && n->sperm && b->nsend > 1 ? n->sperm[i] : i, (long long)b->send[i].bytes);
-    for (int i = 0; i < b->t; i++) {
+    if (b->result && !a->recvbuf && b->result->bytes > 0 && b->result->named)
+        return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but the result has %lld bytes", who,
+                             (long long)b->result->bytes);
+    for (int i = 0; i < b->t && !b->result; i++) {
         const cc_blk *sb = &b->send[b->nsend > 1 ? i : 0], *rb = &b->recv[i];
         int ri = core && n->rperm ? n->rperm[i] : i; /* the caller's index of receive block i */
-        if (!a->recvbuf && rb->bytes > 0 && rb->named && !recv_abs)
+        if (!a->recvbuf && rb->bytes > 0 && rb->named && !recv_abs && ri >= 0) /* (ri < 0: a block it does not have) */
             return cc_error_code(MPI_ERR_BUFFER, "%s: recvbuf is NULL but block %d has %lld bytes", who, ri,
                                  (long long)rb->bytes);
         /* Block i has one type signature everywhere: locally, the send block
-         * and the receive block agree in size (graphs, detected or not:
-         * different edges, whose sizes may differ). */
-        if (core && !n->graph && !n->detected && !n->unreachable[i] && sb->bytes != rb->bytes)
+         * and the receive block agree in size (graphs, detected or not, and
+         * MPI_Cart_create communicators: different edges, whose sizes may
+         * differ). */
+        if (core && !n->graph && !n->ragged && !n->unreachable[i] && sb->bytes != rb->bytes)
             return cc_error_code(MPI_ERR_ARG,
                                  "%s: send block %d has %lld bytes but receive block %d has %lld; block i must have "
                                  "the same type signature on the sending and the receiving side",
@@ -139,10 +144,14 @@ static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p)
 
 /* A call's blocks, described once for checks, model and plans.  Local:
  * MPI_SUCCESS or an error code (not raised). */
+static int gathered(const cc_args *a, const cc_nbh *n);
+
 static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_blocks **blocks)
 {
     int rc;
-    if (a->collective > CC_ALLTOALL) {
+    if (gathered(a, n)) {
+        rc = cc_blocks_new_gathered(a, n->t, blocks);
+    } else if (a->collective > CC_ALLTOALL) {
         /* Per-edge plans: the caller's blocks in its own order; which sides
          * are significant depends on the root. */
         int here = a->root == n->rank, nsend = 1, nrecv = 1;
@@ -163,10 +172,6 @@ static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_
     return rc;
 }
 
-/* Plan a call over its blocks: the candidates, one plan each; a cacheable
- * call's plan goes into the plan cache.  Local: returns MPI_SUCCESS or an
- * error code (not raised).  Non-persistent plans get their tag later
- * (cc_comm_tag), persistent ones use `tag`. */
 /* The per-edge plan of a seed-000 collective (its schedule and local plan
  * depend on the root, so the plan owns them). */
 static int plan_edges(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, int mode, int tag,
@@ -189,6 +194,39 @@ static int plan_edges(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm pri
     return MPI_SUCCESS;
 }
 
+/* An allreduce on a Cartesian neighbourhood runs the allgather's schedules
+ * (every algorithm, chosen like the allgather's) into temporaries and
+ * reduces them in neighbour order after the last phase. */
+static int gathered(const cc_args *a, const cc_nbh *n) { return a->collective == CC_ALLREDUCE && !n->graph; }
+
+
+/* The operands of a gathered reduction: receive block i (offset i) in the
+ * caller's order of in-neighbours, those that exist here (not off a mesh).
+ * Returns a malloc'ed list and its length in *len, or NULL. */
+static int *gathered_operands(cc_nbh *n, int *len)
+{
+    cc_edges e;
+    int *inv = cc_alloc_array((size_t)n->t + (size_t)cc_nbh_nrecvblocks(n), sizeof(int)), *ops = inv;
+    if (!inv || cc_nbh_edges(n, &e) != CC_OK) {
+        free(inv);
+        return NULL;
+    }
+    int *where = inv + n->t; /* where[j]: the offset whose receive block is the caller's block j */
+    for (int j = 0; j < e.indeg; j++) where[j] = -1;
+    for (int i = 0; i < n->t; i++) {
+        int j = n->rperm ? n->rperm[i] : i;
+        if (j >= 0 && j < e.indeg) where[j] = i;
+    }
+    *len = 0;
+    for (int j = 0; j < e.indeg; j++)
+        if (where[j] >= 0 && e.src[j] != CC_NONE) ops[(*len)++] = CC_SLOT(CC_SLOT_RECV, where[j]);
+    return ops;
+}
+
+/* Plan a call over its blocks: the candidates, one plan each; a cacheable
+ * call's plan goes into the plan cache.  Local: returns MPI_SUCCESS or an
+ * error code (not raised).  Non-persistent plans get their tag later
+ * (cc_comm_tag), persistent ones use `tag`. */
 static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
                      cc_choice want, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
@@ -196,22 +234,24 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
     int rc = MPI_SUCCESS;
     cc_candidates cand;
     *nplans = 0;
-    if (a->collective > CC_ALLTOALL) {
+    int coll = gathered(a, n) ? CC_ALLGATHER : a->collective;
+    if (coll > CC_ALLTOALL) {
         rc = plan_edges(who, a, n, priv, mode, tag, blocks, &plans[0]);
         *nplans = rc == MPI_SUCCESS;
         return rc;
     }
-    /* A detected graph agrees on block sizes per edge only: the v and w
-     * variants go straight (DIRECT keeps every block on its own edge). */
-    if (n->detected && a->variant != CC_REGULAR) want.algorithm = CC_DIRECT;
-    if ((rc = cc_choose(n, a->collective, blocks->recv, want, mode == CC_MODE_PERSISTENT,
+    /* Detected graphs and MPI_Cart_create communicators have MPI's meaning,
+     * where block sizes agree per edge only: the v and w variants go
+     * straight (DIRECT keeps every block on its own edge). */
+    if (n->ragged && a->variant != CC_REGULAR) want.algorithm = CC_DIRECT;
+    if ((rc = cc_choose(n, coll, blocks->recv, want, mode == CC_MODE_PERSISTENT,
                         mode == CC_MODE_PERSISTENT || cacheable, &cand)) != CC_OK)
         return status_code(who, rc);
     for (int i = 0; i < cand.n; i++) {
         const cc_schedule *s;
         const cc_local *l;
-        int st = cc_nbh_schedule(n, a->collective, cand.c[i].algorithm, &s);
-        if (st == CC_OK) st = cc_nbh_local(n, a->collective, cand.c[i].algorithm, &l);
+        int st = cc_nbh_schedule(n, coll, cand.c[i].algorithm, &s);
+        if (st == CC_OK) st = cc_nbh_local(n, coll, cand.c[i].algorithm, &l);
         if (st != CC_OK) {
             rc = status_code(who, st);
             break;
@@ -223,6 +263,11 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
             break;
         }
         (*nplans)++;
+        int len = 0, *ops = coll != a->collective ? gathered_operands(n, &len) : NULL;
+        if (coll != a->collective && (!ops || cc_plan_set_reduce(plans[*nplans - 1], ops, len) != MPI_SUCCESS)) {
+            rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
+            break;
+        }
     }
     if (rc != MPI_SUCCESS) {
         for (int i = 0; i < *nplans; i++) release_plan(cs, plans[i]);
@@ -251,7 +296,10 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     if (mode != CC_MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
     if (rc == MPI_SUCCESS)
-        cacheable = a->collective <= CC_ALLTOALL && !cs->nbh->graph && cc_plancache_eligible(a, cs->nbh->t);
+        cacheable = a->collective <= CC_ALLTOALL && !cs->nbh->graph &&
+                    /* (the cache reads t entries of the caller's arrays) */
+                    cc_nbh_nsendblocks(cs->nbh) == cs->nbh->t && cc_nbh_nrecvblocks(cs->nbh) == cs->nbh->t &&
+                    cc_plancache_eligible(a, cs->nbh->t);
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
     if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {

@@ -1,23 +1,58 @@
-/* Detection of Cartesian graphs (seed 000 sec. 3.2, extended): a graph is
- * Cartesian with respect to comm_old's naming when every process has the
- * same sorted list of offsets to its destinations, its sources mirror them,
- * and the graph keeps comm_old's ranks.  The offsets are the shortest
- * representatives on periodic dimensions, so distinct offsets mean distinct
- * processes; the stable sort then maps the k-th edge to a neighbour onto the
- * k-th copy of its offset on both sides, which is MPI's rule for repeated
- * edges.  One MPI_Allreduce of twelve integers decides for everyone and agrees on
- * the cost model.
+/* Detection of Cartesian graphs (seed 000 sec. 3.2, extended to meshes and
+ * to communicators without a naming): Cart_dist_graph_create[_adjacent]
+ * decide whether the new graph is a stencil S on a grid (geom/detect.h:
+ * every process lists the offsets of S that stay on the grid, with
+ * multiplicity and in any order, MPI_PROC_NULL allowed anywhere, e.g. in
+ * place of the ones that leave it) and attach a Cartesian neighbourhood
+ * whose offset i is the caller's send block sperm[i] and receive block
+ * rperm[i] (-1: the caller has none; MPI_PROC_NULL entries take the
+ * offsets that leave the grid, in order).
  *
- * Not yet detected (they keep the per-edge plan, which is correct): meshes
- * whose border processes list fewer neighbours or MPI_PROC_NULL, comm_old
- * without a naming (no guessing of grids yet), grids that do not cover the
- * communicator exactly, graphs whose ranks MPI reordered. */
+ * The grids tried ("slots"): comm_old's naming when it has one (in the
+ * graph's ranks, which are comm_old's: graph_create.c passes reorder = 0 to
+ * MPI for a named comm_old, and a reordering is refused here); otherwise
+ * the row-major grids MPI_Dims_create(p, d) gives for d = 1..8 (those with
+ * a trailing dimension of size 1 repeat a smaller d and are left out), all
+ * periodic or all not, in that order (d = 1 periodic, d = 1 not, d = 2
+ * ...), in the graph's own ranks, so a reordering by MPI cannot make them
+ * stale.  Mixed periodicity is not guessed, but a graph that wraps around
+ * some dimensions is also a mesh graph with a wider stencil (its
+ * wrap-around offsets reach exactly the border processes) and is detected
+ * as such when that stencil's box is small.
+ *
+ * Every process decides alike with at most three MPI_Allreduce calls:
+ *   1. per slot: a local reason not to (a rank off the grid ...), whether
+ *      the process's sources mirror its destinations (MPI_PROC_NULL
+ *      entries aside: "uniform"), the number and two hashes of its sorted
+ *      destination offsets, the bounds of those offsets; and the cost
+ *      model (557 long longs).  A slot where everyone is uniform with equal
+ *      lists is a stencil every process lists in full (a torus, or a mesh
+ *      no offset leaves): the first such slot is taken at once (its t, the
+ *      common number of neighbours, is the smallest any slot can have).
+ *   2. otherwise, for the other slots whose box of offsets [lo, hi] has at
+ *      most 4096 cells (16384 for all slots together): the maximum over
+ *      the processes of each offset's multiplicity, which is S.
+ *   3. whether every process's lists match S restricted to the grid.
+ * The slot taken is then the one with the smallest stencil, the first on a
+ * tie.  Memory O(t*d) (plus the constant-size histogram), never O(p).
+ *
+ * On a mesh a block may pass through a process that has no block of its
+ * own for that offset: regular calls must then give the same block
+ * signature on every process (cartcoll.h), which bind/args.c uses for
+ * those blocks' temporaries.
+ *
+ * Not detected (the per-edge plan, which is correct, runs instead): grids
+ * larger or smaller than the communicator, namings of more than 64
+ * dimensions, graphs whose ranks MPI reordered on a named comm_old, boxes
+ * of offsets too large, column-major or mixed guessed grids.
+ * CARTCOLL_VERBOSE=1 prints the outcome and the reason on rank 0. */
 #include "api/front.h"
 
 #include "base/errors.h"
 #include "base/options.h"
 #include "choose/choose.h"
 #include "geom/detect.h"
+#include "req/agree.h"
 #include "topo/comm.h"
 #include "topo/naming.h"
 
@@ -25,130 +60,479 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct analysis {
-    const char *why;        /* not Cartesian here: the reason, else NULL */
-    cc_naming *naming;
-    int rank, t;
-    int *mem;               /* everything below lives here */
-    int *sorted, *sperm, *rperm;
-    long long hash, hash2, nhash;
-} analysis;
+enum {
+    NSLOT = 17,          /* 0: comm_old's naming; 1..16: guessed grids */
+    DMAX_NAMED = 64,     /* dimensions of a naming that detection handles */
+    DMAX_GUESS = 8,      /* guessed grids: d = 1..8 */
+    BOX_LIMIT = 4096,    /* cells of one slot's box of offsets */
+    HIST_LIMIT = 16384,  /* cells of all slots' boxes together (one reduction) */
+    NV = 10              /* round-1 values per slot (below) */
+};
+#define EMPTY_BOUND (-(1LL << 40)) /* bound of a process without destinations: below any offset */
 
-/* The graph's offsets on the naming, sorted; the permutations. */
-static const char *offsets(analysis *a, const int *src, const int *dst, int *me)
+/* Why a slot is not taken; the largest code wins in the reductions, so the
+ * order is that of the sentence worth printing. */
+enum {
+    R_OK = 0,
+    R_MISMATCH,   /* the lists are not one stencil restricted to the grid */
+    R_BOX,        /* the box of offsets is too large for the histogram */
+    R_DIFFER,     /* the processes' lists differ (and no mesh reading was possible) */
+    R_OFFGRID,    /* a neighbour has no grid position */
+    R_NAMING,     /* the processes' namings differ */
+    R_DIMS,       /* more than 64 dimensions */
+    R_COVER,      /* the naming's grid does not cover the communicator exactly */
+    R_REORDERED,  /* MPI reordered the ranks (named comm_old) */
+    R_NOMEM,
+    R_ABSENT      /* the slot does not apply (named vs unnamed) */
+};
+static const char *const reason_text[] = {
+    "",
+    "the processes' neighbour lists are not one stencil restricted to the grid",
+    "the offsets span more than 4096 cells (too wide a stencil to agree on)",
+    "the processes' neighbourhoods differ",
+    "a neighbour has no position on the grid",
+    "the processes' namings of comm_old differ",
+    "the naming has more than 64 dimensions",
+    "the naming's grid does not cover the communicator exactly",
+    "MPI reordered the ranks",
+    "out of memory",
+    "the processes disagree on whether comm_old has a naming",
+};
+
+typedef struct slot {
+    int d, colmajor;
+    int dims[DMAX_NAMED], periods[DMAX_NAMED];
+    cc_grid g;
+    int reason;              /* local, then agreed */
+    int uniform;             /* agreed: every process lists all of one stencil */
+    int lo[DMAX_NAMED], hi[DMAX_NAMED]; /* agreed box of destination offsets */
+    long long cells, hoff;   /* its cells; its offset in the histogram (-1: not counted) */
+    long long t;             /* the stencil's size, once agreed */
+} slot;
+
+/* One process's graph, in the graph's ranks; CC_NONE for MPI_PROC_NULL. */
+typedef struct lists {
+    int rank, size, in, out;
+    int *src, *dst;
+} lists;
+
+/* One process's sides on one grid (geom/detect.h), with scratch. */
+typedef struct sides {
+    int *me, *oo, *ro, *oi, *ri, *tmp, *perm, *sorted;
+    int nvo, nvi;
+} sides;
+
+static void slot_grid(slot *s)
 {
-    const cc_grid *g = &a->naming->grid;
-    int t = a->t, d = g->d;
-    size_t td = (size_t)t * (size_t)d;
-    int *out = a->mem, *in = out + td, *tmp = in + td;
-    a->sorted = tmp + t;
-    a->sperm = a->sorted + td;
-    a->rperm = a->sperm + t;
-    cc_grid_coords(g, a->rank, me);
-    if (cc_detect_offsets(g, me, t, dst, 1, out) || cc_detect_offsets(g, me, t, src, -1, in))
-        return "a neighbour is MPI_PROC_NULL or has no grid position";
-    cc_detect_order(d, t, out, a->sperm, tmp);
-    cc_detect_order(d, t, in, a->rperm, tmp);
-    for (int i = 0; i < t; i++) {
-        if (memcmp(out + (size_t)a->sperm[i] * d, in + (size_t)a->rperm[i] * d, sizeof(int) * (size_t)d))
-            return "the sources do not mirror the destinations (meshes whose border processes list fewer "
-                   "neighbours are not detected yet)";
-        memcpy(a->sorted + (size_t)i * d, out + (size_t)a->sperm[i] * d, sizeof(int) * (size_t)d);
-    }
-    /* two independent hashes of the offset list: equal lists everywhere,
-     * up to a negligible chance */
-    a->hash = cc_hash_ints(a->sorted, (long long)td, 1469598103934665603ULL);
-    a->hash2 = cc_hash_ints(a->sorted, (long long)td, 0x9e3779b97f4a7c15ULL ^ (unsigned long long)td);
-    unsigned long long h = (unsigned long long)cc_hash_ints(&d, 1, 7ULL + (unsigned)g->colmajor);
-    h = (unsigned long long)cc_hash_ints(g->dims, d, h);
-    a->nhash = cc_hash_ints(g->periods, d, h);
-    return NULL;
+    s->g.d = s->d;
+    s->g.size = 1;
+    for (int k = 0; k < s->d; k++) s->g.size *= s->dims[k];
+    s->g.dims = s->dims;
+    s->g.periods = s->periods;
+    s->g.colmajor = s->colmajor;
 }
 
-/* This process's view: naming, neighbour lists, offsets. */
-static const char *analyse(MPI_Comm comm_old, MPI_Comm g, analysis *a)
+static int sides_alloc(sides *x, const lists *l, int d)
 {
-    int cmp, size, in, out, weighted;
-    MPI_Comm_rank(g, &a->rank);
+    size_t n = (size_t)(l->in > l->out ? l->in : l->out) + 1, D = (size_t)d;
+    memset(x, 0, sizeof *x);
+    x->me = malloc(sizeof(int) * (D + 2 * (size_t)l->out * D + 2 * (size_t)l->in * D + 6 * n + 2));
+    if (!x->me) return -1;
+    x->oo = x->me + D;
+    x->oi = x->oo + (size_t)l->out * D;
+    x->sorted = x->oi + (size_t)l->in * D;
+    x->ro = x->sorted + (size_t)l->out * D;
+    x->ri = x->ro + n;
+    x->tmp = x->ri + n;
+    x->perm = x->tmp + n;
+    return 0;
+}
+
+/* The offsets of both sides on s's grid: 0, or -1 (a rank off the grid). */
+static int sides_eval(sides *x, const lists *l, const slot *s)
+{
+    cc_grid_coords(&s->g, l->rank, x->me);
+    x->nvo = cc_detect_side(&s->g, x->me, l->out, l->dst, 1, x->oo, x->ro, x->tmp);
+    x->nvi = cc_detect_side(&s->g, x->me, l->in, l->src, -1, x->oi, x->ri, x->tmp);
+    return x->nvo < 0 || x->nvi < 0 ? -1 : 0;
+}
+
+/* ---- the slots ---------------------------------------------------------- */
+
+/* Slot 0 from comm_old's naming (named: *named = 1), or the guessed grids. */
+static void make_slots(MPI_Comm comm_old, MPI_Comm g, const lists *l, slot *s, int *named)
+{
+    cc_naming *nm = NULL;
+    int cmp = MPI_UNEQUAL;
     MPI_Comm_compare(comm_old, g, &cmp);
-    if (cmp != MPI_CONGRUENT && cmp != MPI_IDENT) return "MPI reordered the ranks";
-    if (cc_naming_of(comm_old, "detection", &a->naming) != MPI_SUCCESS) return "comm_old has no naming";
-    MPI_Comm_size(g, &size);
-    if (a->naming->grid.size != size) return "the naming's grid does not cover the communicator exactly";
-    if (MPI_Dist_graph_neighbors_count(g, &in, &out, &weighted) != MPI_SUCCESS) return "no graph";
-    if (in != out) return "in- and out-degrees differ";
-    int d = a->naming->grid.d;
-    size_t t = (size_t)in, td = t * (size_t)d;
-    a->t = in;
-    /* out, in, tmp, sorted, sperm, rperm | src, dst, weights */
-    a->mem = malloc(sizeof(int) * (4 * td + 6 * t + 1));
-    int *me = malloc(sizeof(int) * (size_t)d);
-    if (!a->mem || !me) {
-        free(me);
-        return "out of memory";
+    for (int i = 0; i < NSLOT; i++) s[i].reason = R_ABSENT;
+    *named = cc_naming_find(comm_old, "detection", &nm) == MPI_SUCCESS && nm != NULL;
+    if (*named) {
+        const cc_grid *ng = &nm->grid;
+        s[0].reason = R_OK;
+        if (cmp != MPI_CONGRUENT && cmp != MPI_IDENT) s[0].reason = R_REORDERED;
+        else if (ng->d > DMAX_NAMED) s[0].reason = R_DIMS;
+        else if (ng->size != l->size) s[0].reason = R_COVER;
+        if (s[0].reason == R_OK) {
+            s[0].d = ng->d;
+            s[0].colmajor = ng->colmajor;
+            for (int k = 0; k < ng->d; k++) {
+                s[0].dims[k] = ng->dims[k];
+                s[0].periods[k] = ng->periods[k] != 0;
+            }
+            slot_grid(&s[0]);
+        }
+        cc_naming_free(nm);
+        return;
     }
-    int *src = a->mem + 3 * td + 3 * t, *dst = src + t, *w = dst + t;
-    int rc = MPI_Dist_graph_neighbors(g, in, src, weighted ? w : MPI_UNWEIGHTED, out, dst,
-                                      weighted ? w + t : MPI_UNWEIGHTED);
-    const char *why = rc == MPI_SUCCESS ? offsets(a, src, dst, me) : "no graph";
-    free(me);
-    return why;
+    for (int d = 1; d <= DMAX_GUESS; d++) {
+        int dims[DMAX_GUESS] = { 0 };
+        if (MPI_Dims_create(l->size, d, dims) != MPI_SUCCESS) continue;
+        if (d > 1 && dims[d - 1] == 1) continue; /* = the grid of d-1 dimensions */
+        for (int per = 1; per >= 0; per--) {
+            slot *x = &s[2 * d - per];
+            x->reason = R_OK;
+            x->d = d;
+            x->colmajor = 0;
+            for (int k = 0; k < d; k++) {
+                x->dims[k] = dims[k];
+                x->periods[k] = per;
+            }
+            slot_grid(x);
+        }
+    }
 }
 
-/* The Cartesian neighbourhood of a detected graph, attached to g. */
-static int attach(MPI_Comm g, MPI_Info info, analysis *a, const double model[3], const char *who)
+static void describe_slot(const slot *s, int named, char *buf, size_t n)
 {
-    const cc_grid *gr = &a->naming->grid;
-    cc_nbh *n = cc_nbh_new(gr->d, gr->dims, gr->periods, a->t, a->sorted, NULL);
-    if (!n) return MPI_ERR_NO_MEM;
-    n->grid.colmajor = gr->colmajor;
-    cc_nbh_place(n, a->rank);
-    n->detected = 1;
-    n->indeg = n->outdeg = a->t;
-    n->sperm = malloc(sizeof(int) * (size_t)(a->t + 1));
-    n->rperm = malloc(sizeof(int) * (size_t)(a->t + 1));
-    int rc = n->sperm && n->rperm ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) {
-        memcpy(n->sperm, a->sperm, sizeof(int) * (size_t)a->t);
-        memcpy(n->rperm, a->rperm, sizeof(int) * (size_t)a->t);
-        /* every process must choose alike without talking: environment and
-         * the creation's info (equal everywhere, as MPI requires of info
-         * in collective calls); the model agreed below */
-        rc = cc_options_env(&n->defaults);
+    char dims[120];
+    size_t at = 0;
+    int per = 0, mesh = 0;
+    dims[0] = 0;
+    for (int k = 0; k < s->d && at + 16 < sizeof dims; k++)
+        at += (size_t)snprintf(dims + at, sizeof dims - at, "%s%d", k ? "x" : "", s->dims[k]);
+    for (int k = 0; k < s->d; k++) {
+        per |= s->periods[k] != 0;
+        mesh |= s->periods[k] == 0;
     }
+    snprintf(buf, n, "%lld offsets on %s, %s %s", s->t,
+             named ? (s->colmajor ? "comm_old's column-major naming" : "comm_old's naming")
+                   : "a row-major grid guessed for the unnamed comm_old",
+             dims, per && mesh ? "partly periodic" : per ? "periodic" : "non-periodic");
+}
+
+/* ---- the three reductions ---------------------------------------------- */
+
+/* Round 1, local part: slot i's values at v (NV), its bounds at b (2*d). */
+static void round1_local(const lists *l, slot *s, long long *v, long long *b, int bd)
+{
+    memset(v, 0, sizeof(long long) * NV);
+    for (int k = 0; k < bd; k++) b[k] = b[bd + k] = EMPTY_BOUND;
+    if (s->reason == R_OK) {
+        sides x;
+        if (sides_alloc(&x, l, s->d)) {
+            s->reason = R_NOMEM;
+        } else if (sides_eval(&x, l, s)) {
+            s->reason = R_OFFGRID;
+        } else {
+            int d = s->d, lo[DMAX_NAMED], hi[DMAX_NAMED];
+            /* uniform: the sources mirror the destinations (MPI_PROC_NULL
+             * entries aside) */
+            cc_detect_gather(d, x.oo, x.ro, x.nvo, x.sorted);
+            int uniform = cc_detect_match(&s->g, x.me, x.nvo, x.sorted, -1, l->in, x.oi, x.ri, x.nvi, x.perm) == 0;
+            long long td = (long long)x.nvo * d;
+            long long h = cc_hash_ints(x.sorted, td, 1469598103934665603ULL);
+            long long h2 = cc_hash_ints(x.sorted, td, 0x9e3779b97f4a7c15ULL ^ (unsigned long long)td);
+            v[1] = !uniform;
+            v[2] = x.nvo;
+            v[3] = -(long long)x.nvo;
+            v[4] = h;
+            v[5] = -h;
+            v[6] = h2;
+            v[7] = -h2;
+            cc_detect_bounds(d, x.oo, x.ro, x.nvo, lo, hi);
+            for (int k = 0; x.nvo > 0 && k < d; k++) {
+                b[k] = hi[k];
+                b[bd + k] = -(long long)lo[k];
+            }
+        }
+        free(x.me);
+    }
+    if (s->reason == R_OK && s->d > 0) { /* the naming itself, equal everywhere? */
+        unsigned long long h = (unsigned long long)cc_hash_ints(&s->d, 1, 7ULL + (unsigned)s->colmajor);
+        h = (unsigned long long)cc_hash_ints(s->dims, s->d, h);
+        v[8] = cc_hash_ints(s->periods, s->d, h);
+        v[9] = -v[8];
+    }
+    v[0] = s->reason;
+}
+
+/* Round 1, agreed: reason, uniform, box. */
+static void round1_agreed(slot *s, const long long *r, const long long *b, int bd)
+{
+    s->reason = (int)r[0];
+    if (s->reason == R_OK && r[8] != -r[9]) s->reason = R_NAMING;
+    if (s->reason != R_OK) return;
+    s->uniform = r[1] == 0 && r[2] == -r[3] && r[4] == -r[5] && r[6] == -r[7];
+    s->t = r[2];
+    if (s->uniform) return;
+    s->cells = 0;
+    if (b[0] == EMPTY_BOUND) return; /* nobody has a destination */
+    for (int k = 0; k < s->d && k < bd; k++) {
+        s->hi[k] = (int)b[k];
+        s->lo[k] = (int)-b[bd + k];
+    }
+    s->cells = cc_box_cells(s->d, s->lo, s->hi, BOX_LIMIT);
+    if (s->cells < 0) s->reason = R_BOX;
+}
+
+/* Round 3, local: the stencil of slot s from its histogram, and whether
+ * this process's lists are that stencil restricted to the grid; with
+ * sperm/rperm (t each) when wanted.  *S is the stencil (free it). */
+static int verify(const lists *l, slot *s, const int *hist, int **S, int *sperm, int *rperm)
+{
+    *S = NULL;
+    int d = s->d;
+    long long t = s->cells ? cc_detect_stencil(d, s->lo, s->hi, s->cells, hist, (1LL << 28) / (d + 1), NULL) : 0;
+    if (t < 0) return R_MISMATCH;
+    s->t = t;
+    sides x;
+    if (sides_alloc(&x, l, d)) return R_NOMEM;
+    int *own = malloc(sizeof(int) * (size_t)(2 * t + 2)), rc = R_OK;
+    *S = malloc(sizeof(int) * (size_t)(t * d + 1));
+    if (!own || !*S) {
+        rc = R_NOMEM;
+    } else {
+        if (t) cc_detect_stencil(d, s->lo, s->hi, s->cells, hist, t, *S);
+        int *sp = sperm ? sperm : own, *rp = rperm ? rperm : own + t + 1;
+        if (sides_eval(&x, l, s) ||
+            cc_detect_match(&s->g, x.me, (int)t, *S, 1, l->out, x.oo, x.ro, x.nvo, sp) ||
+            cc_detect_match(&s->g, x.me, (int)t, *S, -1, l->in, x.oi, x.ri, x.nvi, rp))
+            rc = R_MISMATCH;
+    }
+    free(own);
+    free(x.me);
+    return rc;
+}
+
+/* The uniform slot's stencil: this process's sorted destination offsets. */
+static int uniform_stencil(const lists *l, slot *s, int **S, int *sperm, int *rperm)
+{
+    sides x;
+    *S = NULL;
+    if (sides_alloc(&x, l, s->d)) return R_NOMEM;
+    int rc = R_OK;
+    *S = malloc(sizeof(int) * ((size_t)l->out * (size_t)s->d + 1));
+    if (!*S || sides_eval(&x, l, s)) {
+        rc = *S ? R_OFFGRID : R_NOMEM;
+    } else {
+        cc_detect_gather(s->d, x.oo, x.ro, x.nvo, *S);
+        memcpy(sperm, x.ro, sizeof(int) * (size_t)x.nvo);
+        if (cc_detect_match(&s->g, x.me, x.nvo, *S, -1, l->in, x.oi, x.ri, x.nvi, rperm)) rc = R_MISMATCH;
+    }
+    free(x.me);
+    return rc;
+}
+
+/* ---- the neighbourhood -------------------------------------------------- */
+
+static int attach(MPI_Comm g, MPI_Info info, const lists *l, const slot *s, const int *S, int *sperm, int *rperm,
+                  const double model[3], const char *who)
+{
+    int t = (int)s->t;
+    cc_nbh *n = cc_nbh_new(s->d, s->dims, s->periods, t, S, NULL);
+    if (!n) return MPI_ERR_NO_MEM;
+    n->grid.colmajor = s->colmajor;
+    cc_nbh_place(n, l->rank);
+    n->detected = 1;
+    n->ragged = 1; /* MPI's meaning: v/w block sizes agree per edge only */
+    n->indeg = l->in; /* the caller's own numbers of blocks */
+    n->outdeg = l->out;
+    n->sperm = sperm;
+    n->rperm = rperm;
+    /* every process must choose alike without talking: environment and
+     * the creation's info (equal everywhere, as MPI requires of info in
+     * collective calls); the model agreed in round 1 */
+    int rc = cc_options_env(&n->defaults);
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &n->defaults, who);
     n->alpha = model[0];
     n->beta = model[1];
     n->overhead = model[2];
     cc_model_defaults(&n->alpha, &n->beta, &n->overhead);
     if (rc == MPI_SUCCESS) rc = cc_comm_attach_idup(g, n);
-    if (rc != MPI_SUCCESS) cc_nbh_release(n);
+    if (rc != MPI_SUCCESS) {
+        cc_nbh_release(n); /* frees sperm, rperm */
+        return rc;
+    }
+    /* Complete the private duplicate now (advancing the caller's requests
+     * meanwhile): Open MPI 4.1 can hang when the program makes another
+     * communicator from g while an MPI_Comm_idup of g is pending
+     * (open-mpi/ompi#2025), and programs do that right after creating a
+     * graph. */
+    MPI_Comm priv;
+    cc_comm *cs = cc_comm_find(g);
+    return cs ? cc_comm_ready(cs, who, &priv) : MPI_SUCCESS;
+}
+
+/* This process's lists (MPI_PROC_NULL -> CC_NONE).  MPI_SUCCESS or a code. */
+static int read_lists(MPI_Comm g, lists *l)
+{
+    int weighted = 0;
+    int rc = MPI_Dist_graph_neighbors_count(g, &l->in, &l->out, &weighted);
+    if (rc != MPI_SUCCESS) return rc;
+    size_t n = (size_t)l->in + (size_t)l->out;
+    l->src = malloc(sizeof(int) * (2 * n + 2));
+    if (!l->src) return MPI_ERR_NO_MEM;
+    l->dst = l->src + l->in;
+    int *w = l->dst + l->out + 1;
+    rc = MPI_Dist_graph_neighbors(g, l->in, l->src, weighted ? w : MPI_UNWEIGHTED, l->out, l->dst,
+                                  weighted ? w + l->in : MPI_UNWEIGHTED);
+    for (size_t i = 0; rc == MPI_SUCCESS && i < n; i++)
+        if (l->src[i] == MPI_PROC_NULL) l->src[i] = CC_NONE;
     return rc;
+}
+
+/* CARTCOLL_VERBOSE: the outcome, one line (rank 0). */
+static void verbose_line(const char *who, const slot *s, int named, int pick, int rc, int size)
+{
+    char desc[200];
+    if (pick >= 0) {
+        describe_slot(&s[pick], named, desc, sizeof desc);
+        fprintf(stderr, "cartcoll: %s: Cartesian (message-combining schedules): %s\n", who, desc);
+        return;
+    }
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "cartcoll: %s: not Cartesian: an error occurred during detection\n", who);
+        return;
+    }
+    int why = R_OK, tried = 0;
+    for (int i = 1; i < NSLOT; i++)
+        if (s[i].reason != R_ABSENT) {
+            tried++;
+            if (s[i].reason > why) why = s[i].reason;
+        }
+    if (named || tried == 0) {
+        why = s[0].reason > R_OK && s[0].reason <= R_ABSENT ? s[0].reason : R_MISMATCH;
+        fprintf(stderr, "cartcoll: %s: not Cartesian with respect to comm_old's naming: %s\n", who, reason_text[why]);
+        return;
+    }
+    fprintf(stderr,
+            "cartcoll: %s: not Cartesian: comm_old has no naming and none of the %d row-major grids "
+            "MPI_Dims_create(%d, d) gives for d = 1..8, periodic or not, fits (%s)\n",
+            who, tried, size, reason_text[why > R_OK && why < R_ABSENT ? why : R_MISMATCH]);
 }
 
 int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
 {
-    analysis a;
-    memset(&a, 0, sizeof a);
-    const char *why = analyse(comm_old, g, &a);
-    /* maximum of each value and of its negation: equal everywhere?  And
-     * the cost model, as far as this process knows it (measured by an
-     * earlier Cart_neighborhood_create, or the environment): the maximum,
-     * so that every process chooses alike, as on the neighbourhood. */
+    /* Round 1: [slot values | slot 0 bounds (64 dims) | guessed bounds (8 each) | model] */
+    enum { B0 = NSLOT * NV, BG = B0 + 2 * DMAX_NAMED, MODEL = BG + (NSLOT - 1) * 2 * DMAX_GUESS, LEN1 = MODEL + 3 };
+    long long v1[LEN1], r1[LEN1];
+    lists l;
+    memset(&l, 0, sizeof l);
+    MPI_Comm_rank(g, &l.rank);
+    MPI_Comm_size(g, &l.size);
+    /* Everything a process needs to take part in rounds 2 and 3, allocated
+     * before round 1: a process short of memory declines there, so every
+     * process stays in step. */
+    slot s[NSLOT];
+    memset(s, 0, sizeof s);
+    int *h = malloc(sizeof(int) * (2 * HIST_LIMIT + 2 * NSLOT + 2));
+    int named = 0, rc = MPI_SUCCESS;
+    if (h && read_lists(g, &l) == MPI_SUCCESS) {
+        make_slots(comm_old, g, &l, s, &named);
+    } else {
+        /* out of memory (or no lists to look at, which cannot happen after
+         * a successful create): take part as a process that declines; the
+         * graph stays a correct MPI graph */
+        free(l.src);
+        l.src = l.dst = NULL;
+        l.in = l.out = 0;
+        for (int i = 0; i < NSLOT; i++) s[i].reason = R_NOMEM;
+    }
+    for (int i = 0; i < NSLOT; i++) {
+        int bd = i ? DMAX_GUESS : DMAX_NAMED;
+        long long *b = i ? v1 + BG + (i - 1) * 2 * DMAX_GUESS : v1 + B0;
+        round1_local(&l, &s[i], v1 + i * NV, b, bd);
+    }
     double m[3] = { -1, -1, -1 };
     int need;
     if (cc_model_local(&m[0], &m[1], &m[2], &need) != MPI_SUCCESS) m[0] = m[1] = m[2] = -1;
-    long long v[12] = { why != NULL, a.t, -(long long)a.t, a.hash, -a.hash, a.nhash, -a.nhash, a.hash2, -a.hash2,
-                        cc_model_bits(m[0]), cc_model_bits(m[1]), cc_model_bits(m[2]) };
-    long long r[12];
-    int rc = MPI_Allreduce(v, r, 12, MPI_LONG_LONG, MPI_MAX, g);
-    int cart = rc == MPI_SUCCESS && !r[0] && r[1] == -r[2] && r[3] == -r[4] && r[5] == -r[6] && r[7] == -r[8];
-    const double model[3] = { cc_model_value(r[9]), cc_model_value(r[10]), cc_model_value(r[11]) };
-    if (rc == MPI_SUCCESS && cart) rc = attach(g, info, &a, model, who);
-    if (cc_verbose() && a.rank == 0)
-        fprintf(stderr, "cartcoll: %s: %s%s\n", who, cart && rc == MPI_SUCCESS ? "Cartesian (message-combining schedules)"
-                : "not Cartesian: ", cart ? "" : why ? why : "the processes' neighbourhoods differ");
-    cc_naming_free(a.naming);
-    free(a.mem);
+    for (int k = 0; k < 3; k++) v1[MODEL + k] = cc_model_bits(m[k]);
+    int mrc = MPI_Allreduce(v1, r1, LEN1, MPI_LONG_LONG, MPI_MAX, g);
+    const double model[3] = { cc_model_value(r1[MODEL]), cc_model_value(r1[MODEL + 1]),
+                              cc_model_value(r1[MODEL + 2]) };
+    int pick = -1;
+    for (int i = 0; mrc == MPI_SUCCESS && i < NSLOT; i++) {
+        int bd = i ? DMAX_GUESS : DMAX_NAMED;
+        const long long *b = i ? r1 + BG + (i - 1) * 2 * DMAX_GUESS : r1 + B0;
+        round1_agreed(&s[i], r1 + i * NV, b, bd);
+        if (pick < 0 && s[i].reason == R_OK && s[i].uniform) pick = i;
+    }
+
+    /* Rounds 2 and 3 when no slot is uniform: the histogram of the slots
+     * that may be meshes, then the verdicts. */
+    int *S = NULL, *sperm = NULL, *rperm = NULL;
+    long long cells = 0;
+    for (int i = 0; i < NSLOT; i++) {
+        s[i].hoff = -1;
+        if (mrc != MPI_SUCCESS || pick >= 0 || s[i].reason != R_OK) continue;
+        if (cells + s[i].cells > HIST_LIMIT) {
+            s[i].reason = R_BOX;
+            continue;
+        }
+        s[i].hoff = cells;
+        cells += s[i].cells;
+    }
+    if (mrc == MPI_SUCCESS && pick < 0 && h) {
+        int *hr = h + cells + 1, *verdict = hr + cells + 1, *vr = verdict + NSLOT, counted = 0;
+        memset(h, 0, sizeof(int) * (size_t)(cells + 1));
+        for (int i = 0; i < NSLOT; i++) {
+            if (s[i].hoff < 0) continue;
+            counted = 1;
+            sides x;
+            if (sides_alloc(&x, &l, s[i].d) == 0 && sides_eval(&x, &l, &s[i]) == 0)
+                cc_detect_count(s[i].d, s[i].lo, s[i].hi, x.oo, x.ro, x.nvo, h + s[i].hoff);
+            free(x.me);
+        }
+        if (counted) mrc = MPI_Allreduce(h, hr, (int)cells + 1, MPI_INT, MPI_MAX, g);
+        for (int i = 0; counted && i < NSLOT; i++) {
+            verdict[i] = R_ABSENT;
+            if (mrc != MPI_SUCCESS || s[i].hoff < 0) continue;
+            verdict[i] = verify(&l, &s[i], hr + s[i].hoff, &S, NULL, NULL);
+            free(S);
+            S = NULL;
+        }
+        if (counted && mrc == MPI_SUCCESS) mrc = MPI_Allreduce(verdict, vr, NSLOT, MPI_INT, MPI_MAX, g);
+        for (int i = 0; counted && mrc == MPI_SUCCESS && i < NSLOT; i++) {
+            if (s[i].hoff < 0) continue;
+            s[i].reason = vr[i];
+            if (vr[i] == R_OK && (pick < 0 || s[i].t < s[pick].t)) pick = i;
+        }
+        /* the chosen slot's stencil and permutations, again (memory for one
+         * slot at a time) */
+        if (pick >= 0) {
+            sperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
+            rperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
+            if (!sperm || !rperm) rc = MPI_ERR_NO_MEM;
+            else if (verify(&l, &s[pick], hr + s[pick].hoff, &S, sperm, rperm) != R_OK) rc = MPI_ERR_INTERN;
+        }
+    } else if (mrc == MPI_SUCCESS && pick >= 0) {
+        sperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
+        rperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
+        if (!sperm || !rperm) rc = MPI_ERR_NO_MEM;
+        else if (uniform_stencil(&l, &s[pick], &S, sperm, rperm) != R_OK) rc = MPI_ERR_INTERN;
+    }
+    if (mrc != MPI_SUCCESS) rc = mrc;
+    int cart = rc == MPI_SUCCESS && pick >= 0;
+    if (cart) {
+        rc = attach(g, info, &l, &s[pick], S, sperm, rperm, model, who);
+    } else {
+        free(sperm);
+        free(rperm);
+    }
+    if (cc_verbose() && l.rank == 0) verbose_line(who, s, named, cart && rc == MPI_SUCCESS ? pick : -1, rc, l.size);
+    free(S);
+    free(l.src);
+    free(h);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(g, rc, who);
 }

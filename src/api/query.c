@@ -151,9 +151,14 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
     cc_nbh *n = NULL;
     int rc = get_nbh(cartcomm, who, &n);
     if (rc != MPI_SUCCESS) return rc;
-    if (collective != CART_ALLGATHER && collective != CART_ALLTOALL)
-        return cc_error(cartcomm, MPI_ERR_ARG, "%s: collective = %d is neither CART_ALLGATHER nor CART_ALLTOALL",
-                        who, collective);
+    if (collective >= CART_BCAST && collective <= CART_REDUCE)
+        return cc_error(cartcomm, MPI_ERR_ARG, "%s: collective = %d: the rooted collectives run one message per "
+                        "edge in this release (no schedule figures yet)", who, collective);
+    if (collective != CART_ALLGATHER && collective != CART_ALLTOALL && collective != CART_ALLREDUCE)
+        return cc_error(cartcomm, MPI_ERR_ARG,
+                        "%s: collective = %d is not CART_ALLGATHER, CART_ALLTOALL or CART_ALLREDUCE", who, collective);
+    /* An allreduce runs the allgather's schedules and reduces at the end. */
+    if (collective == CART_ALLREDUCE) collective = CART_ALLGATHER;
     if (algorithm < CART_ALGORITHM_AUTO || algorithm > CART_ALGORITHM_TORUS)
         return cc_error(cartcomm, MPI_ERR_ARG, "%s: unknown algorithm %d", who, algorithm);
     if (algorithm == CART_ALGORITHM_AUTO) {

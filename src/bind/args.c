@@ -124,6 +124,23 @@ static int empty_block(cc_blk *b)
     return MPI_SUCCESS;
 }
 
+/* A receive block this process does not have (a detected mesh: its
+ * source is off the grid).  Nothing is written to it, but temporaries for
+ * blocks passing through and the cost model take its layout and size, so
+ * in a regular call it has the call's signature, the same on every
+ * process: the receive count and type, or the send count and type where
+ * the process receives nothing at all (its receive arguments are then not
+ * significant).  v and w calls (which run DIRECT): empty. */
+static int absent_block(const cc_args *a, int use_send, cc_blk *b)
+{
+    if (a->variant != CC_REGULAR) return empty_block(b);
+    cc_typeinfo ti = CC_TYPEINFO_NONE;
+    int rc = cc_args_block(a, use_send ? CC_SIDE_SEND : CC_SIDE_RECV, 0, b, &ti);
+    b->addr = NULL;
+    b->data = NULL;
+    return rc;
+}
+
 int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out)
 {
     *out = NULL;
@@ -140,13 +157,16 @@ int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, cons
     int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     cc_typeinfo ti = CC_TYPEINFO_NONE;
     for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) {
-        int k = sperm && b->nsend > 1 ? sperm[i] : i;
+        int k = sperm && cc_args_nsend(a, 2) > 1 ? sperm[i] : i; /* (t = 1: sperm[0] may be -1) */
         rc = k < 0 ? empty_block(&b->send[i]) : cc_args_block(a, CC_SIDE_SEND, k, &b->send[i], &ti);
     }
     ti.type = MPI_DATATYPE_NULL;
+    int receives = !rperm;
+    for (int i = 0; rperm && i < t; i++) receives |= rperm[i] >= 0;
     for (int i = 0; i < t && rc == MPI_SUCCESS; i++) {
         int k = rperm ? rperm[i] : i;
-        rc = k < 0 ? empty_block(&b->recv[i]) : cc_args_block(a, CC_SIDE_RECV, k, &b->recv[i], &ti);
+        rc = k < 0 ? absent_block(a, !receives && nsend > 0, &b->recv[i])
+                   : cc_args_block(a, CC_SIDE_RECV, k, &b->recv[i], &ti);
     }
     if (rc == MPI_SUCCESS) rc = own_types(b);
     if (rc != MPI_SUCCESS) {
@@ -164,6 +184,41 @@ void cc_blocks_release(cc_blocks *b)
     free(b->owned);
     free(b->send);
     free(b->recv);
+    free(b->tempmem);
     free(b);
+}
+
+int cc_blocks_new_gathered(const cc_args *a, int t, cc_blocks **out)
+{
+    cc_blocks *b;
+    int rc = cc_blocks_new(a, 1, 1, NULL, NULL, &b); /* send[0]; recv[0]: the result, type duplicated */
+    if (rc != MPI_SUCCESS) return rc;
+    cc_blk *recv = realloc(b->recv, sizeof(cc_blk) * ((size_t)t + 1));
+    cc_typeinfo ti = CC_TYPEINFO_NONE;
+    if (!recv) rc = MPI_ERR_NO_MEM;
+    else {
+        b->recv = recv;
+        recv[t] = recv[0];
+        b->result = &recv[t];
+        b->t = t;
+        rc = cc_typeinfo_get(recv[t].type, &ti);
+    }
+    /* the receive type's own layout: count elements, extent apart */
+    const cc_blk *r = b->result;
+    MPI_Aint step = r && r->count > 0 ? (MPI_Aint)(r->count - 1) * ti.extent : 0;
+    MPI_Aint lo = ti.true_lb + (step < 0 ? step : 0), hi = ti.true_lb + ti.true_extent + (step > 0 ? step : 0);
+    MPI_Aint stride = r && r->count > 0 ? ((hi - lo) + 15) & ~(MPI_Aint)15 : 0;
+    if (rc == MPI_SUCCESS && !(b->tempmem = cc_alloc_array((size_t)t * (size_t)stride, 1))) rc = MPI_ERR_NO_MEM;
+    for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
+        recv[i] = *r;
+        recv[i].addr = b->tempmem + (size_t)i * (size_t)stride - lo;
+        recv[i].data = cc_type_data(recv[i].addr, r->count, &ti);
+    }
+    if (rc != MPI_SUCCESS) {
+        cc_blocks_release(b);
+        return rc;
+    }
+    *out = b;
+    return MPI_SUCCESS;
 }
 

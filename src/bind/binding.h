@@ -77,6 +77,8 @@ typedef struct cc_blocks {
     cc_blk *send, *recv;
     MPI_Datatype *owned;
     int nowned;
+    cc_blk *result;              /* gathered reductions: the caller's receive buffer (recv[t]), else NULL */
+    char *tempmem;               /* gathered reductions: the receive blocks' memory */
 } cc_blocks;
 
 /* Describe the nsend send and nrecv receive blocks of call `a` (counts from
@@ -86,6 +88,13 @@ typedef struct cc_blocks {
  * an empty one stands in).  Returns MPI_SUCCESS or an MPI error class. */
 int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out);
 void cc_blocks_release(cc_blocks *b);
+
+/* The blocks of a reduction (allreduce) run with an allgather schedule over
+ * t in-neighbours: send[0] is the caller's send buffer, receive block i a
+ * temporary with the receive type's own layout (in one buffer the blocks
+ * own), and *result the caller's receive buffer, where the operands are
+ * reduced after the last phase.  Returns MPI_SUCCESS or an MPI error class. */
+int cc_blocks_new_gathered(const cc_args *a, int t, cc_blocks **out);
 
 typedef struct cc_binding {
     cc_blocks *blocks;     /* reference held */

@@ -48,6 +48,7 @@ void cc_plan_free(cc_plan *p)
     cc_binding_free(&p->bind);
     cc_schedule_free(p->own_sched);
     cc_local_free(p->own_local);
+    free(p->own_reduce);
     free(p);
 }
 
@@ -70,6 +71,36 @@ static int post_round(cc_plan *p, int r, MPI_Request *rq, int *n, int persistent
         (*n)++;
     }
     return MPI_SUCCESS;
+}
+
+/* The reduction's list and accumulator, and scratch for copies between
+ * blocks that are not contiguous (the local copies, and the reduction's
+ * first copy of its last operand into the accumulator). */
+static int reduce_scratch(cc_plan *p, const int *reduce, int n, const cc_blk *acc)
+{
+    p->reduce = reduce;
+    p->nreduce = n;
+    p->acc = acc;
+    if (n > 0) {
+        const cc_blk *last = cc_binding_slot(&p->bind, reduce[n - 1]);
+        if (!last->data && !acc->data && last->bytes > p->copycap) p->copycap = last->bytes;
+    }
+    if (p->copycap == 0 || p->copybuf) return MPI_SUCCESS;
+    return (p->copybuf = malloc((size_t)p->copycap)) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+int cc_plan_set_reduce(cc_plan *p, int *reduce, int n)
+{
+    free(p->own_reduce);
+    p->own_reduce = reduce;
+    MPI_Aint had = p->copycap;
+    int rc = reduce_scratch(p, reduce, n, p->bind.blocks->result);
+    if (rc == MPI_SUCCESS && p->copycap > had && had > 0) { /* grow */
+        char *nb = realloc(p->copybuf, (size_t)p->copycap);
+        if (!nb) rc = MPI_ERR_NO_MEM;
+        else p->copybuf = nb;
+    }
+    return rc;
 }
 
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
@@ -111,12 +142,7 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
         /* scratch only between two non-contiguous blocks */
         if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
     }
-    /* A reduction starts by copying its last operand into receive block 0. */
-    if (rc == MPI_SUCCESS && l->nreduce > 0) {
-        const cc_blk *last = cc_binding_slot(&p->bind, l->reduce[l->nreduce - 1]), *acc = &blocks->recv[0];
-        if (!last->data && !acc->data && last->bytes > p->copycap) p->copycap = last->bytes;
-    }
-    if (rc == MPI_SUCCESS && p->copycap > 0 && !(p->copybuf = malloc((size_t)p->copycap))) rc = MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) rc = reduce_scratch(p, l->reduce, l->nreduce, &blocks->recv[0]);
 
     if (rc == MPI_SUCCESS && persistent) {
         p->req_first = malloc(sizeof(int) * ((size_t)l->nphases + 1));
@@ -183,15 +209,13 @@ static int run_copies(cc_plan *p)
  * inout = in op inout, so the operands are folded in from the right. */
 static int run_reduce(cc_plan *p)
 {
-    const cc_local *l = p->local;
-    const cc_blocks *b = p->bind.blocks;
-    const cc_blk *acc = &b->recv[0], *x = cc_binding_slot(&p->bind, l->reduce[l->nreduce - 1]);
+    const cc_blk *acc = p->acc, *x = cc_binding_slot(&p->bind, p->reduce[p->nreduce - 1]);
     int rc = MPI_SUCCESS;
     if (x->data && acc->data) memcpy(acc->data, x->data, (size_t)x->bytes);
     else rc = cc_blk_copy(x, acc, p->copybuf, p->copycap, p->comm, p->tag);
-    for (int j = l->nreduce - 2; rc == MPI_SUCCESS && j >= 0; j--) {
-        x = cc_binding_slot(&p->bind, l->reduce[j]);
-        rc = MPI_Reduce_local(x->addr, acc->addr, acc->count, acc->type, b->op);
+    for (int j = p->nreduce - 2; rc == MPI_SUCCESS && j >= 0; j--) {
+        x = cc_binding_slot(&p->bind, p->reduce[j]);
+        rc = MPI_Reduce_local(x->addr, acc->addr, acc->count, acc->type, p->bind.blocks->op);
     }
     return rc;
 }
@@ -200,7 +224,7 @@ static int run_reduce(cc_plan *p)
 static int finish(cc_plan *p)
 {
     int rc = run_copies(p);
-    return rc != MPI_SUCCESS || p->local->nreduce == 0 ? rc : run_reduce(p);
+    return rc != MPI_SUCCESS || p->nreduce == 0 ? rc : run_reduce(p);
 }
 
 /* The phase in flight completed: unpack, move on, post the next one. */

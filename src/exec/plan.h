@@ -59,6 +59,13 @@ typedef struct cc_plan {
     int cached;                   /* the plan cache of its communicator owns this plan */
     cc_schedule *own_sched;       /* schedule and local plan made for this plan alone (per-edge */
     cc_local *own_local;          /* plans of rooted calls), freed with it; else NULL */
+    /* The reduction after the last phase: *acc = reduce[0] op ... op
+     * reduce[nreduce-1] (slots); the local plan's list (per-edge plans, acc
+     * receive block 0) or one set with cc_plan_set_reduce. */
+    const int *reduce;
+    int nreduce;
+    const cc_blk *acc;
+    int *own_reduce;
 } cc_plan;
 
 typedef struct cc_exec {
@@ -76,6 +83,12 @@ extern const cc_exec cc_exec_pack;
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag);
 void cc_plan_free(cc_plan *p);
+
+/* Reduce the slots reduce[0..n) in this order into blocks->result after the
+ * last phase (a gathered reduction: an allgather schedule's receive blocks
+ * as operands); the plan takes over `reduce` (malloc'ed).  Returns
+ * MPI_SUCCESS or MPI_ERR_NO_MEM (the list is freed then too). */
+int cc_plan_set_reduce(cc_plan *p, int *reduce, int n);
 
 /* Run: start (posts phase 0), test (advances as far as it can without
  * blocking; *done when everything including local copies and the

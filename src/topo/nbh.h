@@ -35,6 +35,8 @@ typedef struct cc_nbh {
                                * are less than t at the border of a mesh) */
     int *srcs, *dsts;
     int detected;             /* a graph found Cartesian (Cart_dist_graph_create*): blocks per edge */
+    int ragged;               /* MPI's meaning (detected graphs, MPI_Cart_create communicators): block
+                               * sizes may differ from edge to edge, so v and w calls run DIRECT */
     int *sperm;               /* t, or NULL (identity): the send block of offset i is the caller's
                                * block sperm[i] (detected graphs) */
     int *rperm;               /* t, or NULL (identity): the receive block of offset i is the caller's

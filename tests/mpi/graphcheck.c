@@ -360,12 +360,17 @@ void call_build(gcall *c, int coll, const view_t *w, uint64_t gsalt)
         int u = w->S[me][j], k = occurrences(w->S[me], j, u);
         c->eu[j] = u;
         c->ek[j] = k;
-        c->ei[j] = a2a ? send_index(w, u, me, k) : 0;
+        /* MPI_PROC_NULL (test_detect's meshes): the block stays untouched */
+        c->ei[j] = u < 0 || u >= w->p ? -2 : a2a ? send_index(w, u, me, k) : 0;
         c->rb[j].n = variant == 0 ? nglob : a2a ? edge_ints(gsalt, unit, u, me, k) : proc_ints(gsalt, unit, u);
         rg = gcd(rg, c->rb[j].n);
     }
     /* types: one per side (regular, v; allgather's send block), or per
-     * block (w) */
+     * block (w); a regular call passes the common signature also on a side
+     * without blocks (test_detect: detected meshes lay out blocks passing
+     * through from it) */
+    if (variant == 0 && sg == 0) sg = nglob;
+    if (variant == 0 && rg == 0) rg = nglob;
     c->stype = pick_type(&lr, sg);
     c->rtype = pick_type(&lr, rg);
     for (int i = 0; i < c->nsb; i++) {
@@ -408,7 +413,7 @@ void call_fill(gcall *c, int me, int round)
     for (int j = 0; j < c->nrb; j++)
         for (int e = 0; e < c->rb[j].n; e++) {
             int x = c->rb[j].off + elem_pos(c->rb[j].type, e);
-            c->rexp[x] = c->ei[j] >= 0 ? content(c->eu[j], c->ei[j], round, e) : 0;
+            if (c->ei[j] != -2) c->rexp[x] = c->ei[j] >= 0 ? content(c->eu[j], c->ei[j], round, e) : 0;
             c->rown[x] = j * 16 + e;
         }
 }
@@ -425,7 +430,11 @@ int call_check(const gcall *c, int form, int round)
                     describe(c->rexp[x], ex, sizeof ex), describe(c->rbuf[x], got, sizeof got));
         } else {
             int j = c->rown[x] / 16, e = c->rown[x] % 16;
-            if (c->ei[j] < 0)
+            if (c->ei[j] == -2)
+                failure("%s: receive block %d comes from MPI_PROC_NULL and must stay untouched; int %d at buffer "
+                        "offset %d: expected %s, got %s",
+                        what, j, e, x, describe(c->rexp[x], ex, sizeof ex), describe(c->rbuf[x], got, sizeof got));
+            else if (c->ei[j] < 0)
                 failure("%s: receive block %d comes from rank %d (occurrence %d of it in the sources), which has no "
                         "such edge to rank %d in its destinations",
                         what, j, c->eu[j], c->ek[j], cur_view->me);

@@ -90,7 +90,7 @@ typedef struct {
     int coll, nsb, nrb, slen, rlen, null_s, null_r, stype, rtype;
     blk *sb, *rb;
     int *sbuf, *rbuf, *sref, *rexp, *rown;
-    int *eu, *ek, *ei; /* receive block j: sender, occurrence, sender's block */
+    int *eu, *ek, *ei; /* receive block j: sender, occurrence, sender's block (-2: from MPI_PROC_NULL, untouched) */
     int *scounts, *sdispls, *rcounts, *rdispls;
     MPI_Aint *sdispw, *rdispw;
     MPI_Datatype *stypes, *rtypes;
