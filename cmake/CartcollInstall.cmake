@@ -2,7 +2,7 @@
 # package (find_package(cartcoll) -> cartcoll::cartcoll, cartcoll::cartcoll_static).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS cartcoll cartcoll_static EXPORT cartcollTargets
+install(TARGETS cartcoll cartcoll_static cartcoll_preload EXPORT cartcollTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

@@ -8,7 +8,7 @@
 # form the bottom (util, geom and sched pure).
 
 set(_pure util geom sched)
-set(_order util geom sched base topo bind exec choose req api)
+set(_order util geom sched base topo bind exec choose req api pmpi)
 
 if(NOT SRC)
   message(FATAL_ERROR "CheckLayers: pass -DSRC=<source dir>")
