@@ -652,23 +652,37 @@ int Cart_exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
  * Same arguments and result as MPI_Dist_graph_create_adjacent and
  * MPI_Dist_graph_create: an MPI distributed-graph communicator on which
  * every MPI query works.  Cart_ collectives on it have the MPI standard's
- * neighbourhood meaning; when the graph is Cartesian with respect to the
- * naming of comm_old, cartcoll runs them with Cartesian schedules while
- * keeping the graph's block order: every process's own order of sources and
- * destinations, repeated edges matched k-th to k-th as MPI defines (the
- * check is collective and costs one small MPI_Allreduce).  Detected: every
- * process lists the same offsets (shortest representatives on periodic
- * dimensions), its sources mirror its destinations, and the graph keeps
- * comm_old's ranks.  Not yet detected (they keep the per-edge schedule,
- * which is correct): meshes whose border processes list fewer neighbours or
- * MPI_PROC_NULL, comm_old without a naming, namings whose grid does not
- * cover the communicator, graphs whose ranks MPI reordered.  On a detected
- * graph the v and w variants run DIRECT (block sizes are only agreed per
- * edge); the regular ones may combine messages and so need the same block
- * size on every process.  The detection also agrees on the cost model
- * (what an earlier Cart_neighborhood_create measured, or CARTCOLL_ALPHA /
- * CARTCOLL_BETA, or the defaults), so a detected graph chooses like a
- * neighbourhood communicator.  CARTCOLL_VERBOSE=1 says whether and why not.
+ * neighbourhood meaning; when the graph is Cartesian, cartcoll runs them
+ * with Cartesian schedules while keeping the graph's block order: every
+ * process's own order of sources and destinations, repeated edges matched
+ * k-th to k-th as MPI defines.  The check is collective and costs at most
+ * three small MPI_Allreduce calls.
+ *   - Cartesian means: there is one stencil S (offsets, repeats allowed)
+ *     such that every process lists as destinations exactly the offsets of
+ *     S that stay on the grid, in any order, and as sources their mirror
+ *     images; MPI_PROC_NULL may stand in place of the offsets that leave a
+ *     mesh (as codes that pass MPI_Cart_shift results do).  So tori, meshes
+ *     whose border processes list fewer neighbours, and meshes with
+ *     MPI_PROC_NULL are detected.
+ *   - The grid: comm_old's naming (Cart_name, MPI_Cart_create, a
+ *     Cart_neighborhood_create communicator); without one, the row-major
+ *     grids MPI_Dims_create(p, d) gives for d = 1..8, all dimensions
+ *     periodic, then none (how codes lay out ranks by hand); the smallest
+ *     stencil wins.  Stencils whose bounding box exceeds 4096 cells are only
+ *     detected when every process lists the whole stencil (tori).
+ *   - Reordering: with a named comm_old, MPI is asked for reorder = 0 (the
+ *     naming describes comm_old's ranks); with an unnamed one the caller's
+ *     reorder is passed on (the guessed grids lie on the graph's own ranks).
+ *   - On a detected graph the v and w variants run DIRECT (block sizes are
+ *     only agreed per edge); the regular ones may combine messages and so
+ *     need the same block size on every process, also on processes that
+ *     have no neighbours (blocks may pass through them).
+ *   - The detection also agrees on the cost model (what an earlier
+ *     Cart_neighborhood_create measured, or CARTCOLL_ALPHA / CARTCOLL_BETA,
+ *     or the defaults), so a detected graph chooses like a neighbourhood
+ *     communicator, and it completes the communicator's private duplicate
+ *     before returning.
+ *   - CARTCOLL_VERBOSE=1: rank 0 says whether and, if not, why.
  * ------------------------------------------------------------------------ */
 int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                     const int sourceweights[], int outdegree, const int destinations[],
