@@ -422,117 +422,147 @@ static void verbose_line(const char *who, const slot *s, int named, int pick, in
             who, tried, size, reason_text[why > R_OK && why < R_ABSENT ? why : R_MISMATCH]);
 }
 
-int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
+/* The state of one detection, shared by its rounds. */
+typedef struct detection {
+    lists l;
+    slot s[NSLOT];
+    int *h;                 /* histogram and verdict scratch, allocated before round 1 */
+    int named, pick, rc, mrc;
+    double model[3];
+    int *S, *sperm, *rperm; /* the chosen slot's stencil and permutations */
+} detection;
+
+/* Round 1: every slot's local values, bounds and the cost model, reduced
+ * once; a slot where every process is uniform with equal lists is taken. */
+static void round1(detection *D, MPI_Comm g)
 {
-    /* Round 1: [slot values | slot 0 bounds (64 dims) | guessed bounds (8 each) | model] */
+    /* [slot values | slot 0 bounds (64 dims) | guessed bounds (8 each) | model] */
     enum { B0 = NSLOT * NV, BG = B0 + 2 * DMAX_NAMED, MODEL = BG + (NSLOT - 1) * 2 * DMAX_GUESS, LEN1 = MODEL + 3 };
     long long v1[LEN1], r1[LEN1];
-    lists l;
-    memset(&l, 0, sizeof l);
-    MPI_Comm_rank(g, &l.rank);
-    MPI_Comm_size(g, &l.size);
-    /* Everything a process needs to take part in rounds 2 and 3, allocated
-     * before round 1: a process short of memory declines there, so every
-     * process stays in step. */
-    slot s[NSLOT];
-    memset(s, 0, sizeof s);
-    int *h = malloc(sizeof(int) * (2 * HIST_LIMIT + 2 * NSLOT + 2));
-    int named = 0, rc = MPI_SUCCESS;
-    if (h && read_lists(g, &l) == MPI_SUCCESS) {
-        make_slots(comm_old, g, &l, s, &named);
-    } else {
-        /* out of memory (or no lists to look at, which cannot happen after
-         * a successful create): take part as a process that declines; the
-         * graph stays a correct MPI graph */
-        free(l.src);
-        l.src = l.dst = NULL;
-        l.in = l.out = 0;
-        for (int i = 0; i < NSLOT; i++) s[i].reason = R_NOMEM;
-    }
     for (int i = 0; i < NSLOT; i++) {
         int bd = i ? DMAX_GUESS : DMAX_NAMED;
         long long *b = i ? v1 + BG + (i - 1) * 2 * DMAX_GUESS : v1 + B0;
-        round1_local(&l, &s[i], v1 + i * NV, b, bd);
+        round1_local(&D->l, &D->s[i], v1 + i * NV, b, bd);
     }
     double m[3] = { -1, -1, -1 };
     int need;
     if (cc_model_local(&m[0], &m[1], &m[2], &need) != MPI_SUCCESS) m[0] = m[1] = m[2] = -1;
     for (int k = 0; k < 3; k++) v1[MODEL + k] = cc_model_bits(m[k]);
-    int mrc = MPI_Allreduce(v1, r1, LEN1, MPI_LONG_LONG, MPI_MAX, g);
-    const double model[3] = { cc_model_value(r1[MODEL]), cc_model_value(r1[MODEL + 1]),
-                              cc_model_value(r1[MODEL + 2]) };
-    int pick = -1;
-    for (int i = 0; mrc == MPI_SUCCESS && i < NSLOT; i++) {
+    D->mrc = MPI_Allreduce(v1, r1, LEN1, MPI_LONG_LONG, MPI_MAX, g);
+    for (int k = 0; k < 3; k++) D->model[k] = cc_model_value(r1[MODEL + k]);
+    D->pick = -1;
+    for (int i = 0; D->mrc == MPI_SUCCESS && i < NSLOT; i++) {
         int bd = i ? DMAX_GUESS : DMAX_NAMED;
         const long long *b = i ? r1 + BG + (i - 1) * 2 * DMAX_GUESS : r1 + B0;
-        round1_agreed(&s[i], r1 + i * NV, b, bd);
-        if (pick < 0 && s[i].reason == R_OK && s[i].uniform) pick = i;
+        round1_agreed(&D->s[i], r1 + i * NV, b, bd);
+        if (D->pick < 0 && D->s[i].reason == R_OK && D->s[i].uniform) D->pick = i;
     }
+}
 
-    /* Rounds 2 and 3 when no slot is uniform: the histogram of the slots
-     * that may be meshes, then the verdicts. */
-    int *S = NULL, *sperm = NULL, *rperm = NULL;
+/* Room in the histogram for the slots that may be meshes. */
+static long long histogram_cells(detection *D)
+{
     long long cells = 0;
     for (int i = 0; i < NSLOT; i++) {
-        s[i].hoff = -1;
-        if (mrc != MPI_SUCCESS || pick >= 0 || s[i].reason != R_OK) continue;
-        if (cells + s[i].cells > HIST_LIMIT) {
-            s[i].reason = R_BOX;
+        slot *x = &D->s[i];
+        x->hoff = -1;
+        if (D->mrc != MPI_SUCCESS || D->pick >= 0 || x->reason != R_OK) continue;
+        if (cells + x->cells > HIST_LIMIT) {
+            x->reason = R_BOX;
             continue;
         }
-        s[i].hoff = cells;
-        cells += s[i].cells;
+        x->hoff = cells;
+        cells += x->cells;
     }
-    if (mrc == MPI_SUCCESS && pick < 0 && h) {
-        int *hr = h + cells + 1, *verdict = hr + cells + 1, *vr = verdict + NSLOT, counted = 0;
-        memset(h, 0, sizeof(int) * (size_t)(cells + 1));
-        for (int i = 0; i < NSLOT; i++) {
-            if (s[i].hoff < 0) continue;
-            counted = 1;
-            sides x;
-            if (sides_alloc(&x, &l, s[i].d) == 0 && sides_eval(&x, &l, &s[i]) == 0)
-                cc_detect_count(s[i].d, s[i].lo, s[i].hi, x.oo, x.ro, x.nvo, h + s[i].hoff);
-            free(x.me);
-        }
-        if (counted) mrc = MPI_Allreduce(h, hr, (int)cells + 1, MPI_INT, MPI_MAX, g);
-        for (int i = 0; counted && i < NSLOT; i++) {
-            verdict[i] = R_ABSENT;
-            if (mrc != MPI_SUCCESS || s[i].hoff < 0) continue;
-            verdict[i] = verify(&l, &s[i], hr + s[i].hoff, &S, NULL, NULL);
-            free(S);
-            S = NULL;
-        }
-        if (counted && mrc == MPI_SUCCESS) mrc = MPI_Allreduce(verdict, vr, NSLOT, MPI_INT, MPI_MAX, g);
-        for (int i = 0; counted && mrc == MPI_SUCCESS && i < NSLOT; i++) {
-            if (s[i].hoff < 0) continue;
-            s[i].reason = vr[i];
-            if (vr[i] == R_OK && (pick < 0 || s[i].t < s[pick].t)) pick = i;
-        }
-        /* the chosen slot's stencil and permutations, again (memory for one
-         * slot at a time) */
-        if (pick >= 0) {
-            sperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
-            rperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
-            if (!sperm || !rperm) rc = MPI_ERR_NO_MEM;
-            else if (verify(&l, &s[pick], hr + s[pick].hoff, &S, sperm, rperm) != R_OK) rc = MPI_ERR_INTERN;
-        }
-    } else if (mrc == MPI_SUCCESS && pick >= 0) {
-        sperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
-        rperm = malloc(sizeof(int) * (size_t)(s[pick].t + 1));
-        if (!sperm || !rperm) rc = MPI_ERR_NO_MEM;
-        else if (uniform_stencil(&l, &s[pick], &S, sperm, rperm) != R_OK) rc = MPI_ERR_INTERN;
+    return cells;
+}
+
+static int alloc_perms(detection *D)
+{
+    D->sperm = malloc(sizeof(int) * (size_t)(D->s[D->pick].t + 1));
+    D->rperm = malloc(sizeof(int) * (size_t)(D->s[D->pick].t + 1));
+    return D->sperm && D->rperm ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+/* Rounds 2 and 3 when no slot is uniform: the histogram of the slots that
+ * may be meshes (the maximum multiplicity of each offset is S), then the
+ * verdicts; the smallest stencil wins. */
+static void mesh_rounds(detection *D, MPI_Comm g)
+{
+    long long cells = histogram_cells(D);
+    int *h = D->h, *hr = h + cells + 1, *verdict = hr + cells + 1, *vr = verdict + NSLOT, counted = 0;
+    memset(h, 0, sizeof(int) * (size_t)(cells + 1));
+    for (int i = 0; i < NSLOT; i++) {
+        if (D->s[i].hoff < 0) continue;
+        counted = 1;
+        sides x;
+        if (sides_alloc(&x, &D->l, D->s[i].d) == 0 && sides_eval(&x, &D->l, &D->s[i]) == 0)
+            cc_detect_count(D->s[i].d, D->s[i].lo, D->s[i].hi, x.oo, x.ro, x.nvo, h + D->s[i].hoff);
+        free(x.me);
     }
-    if (mrc != MPI_SUCCESS) rc = mrc;
-    int cart = rc == MPI_SUCCESS && pick >= 0;
-    if (cart) {
-        rc = attach(g, info, &l, &s[pick], S, sperm, rperm, model, who);
+    if (!counted) return;
+    D->mrc = MPI_Allreduce(h, hr, (int)cells + 1, MPI_INT, MPI_MAX, g);
+    for (int i = 0; i < NSLOT; i++) {
+        verdict[i] = R_ABSENT;
+        if (D->mrc != MPI_SUCCESS || D->s[i].hoff < 0) continue;
+        verdict[i] = verify(&D->l, &D->s[i], hr + D->s[i].hoff, &D->S, NULL, NULL);
+        free(D->S);
+        D->S = NULL;
+    }
+    if (D->mrc == MPI_SUCCESS) D->mrc = MPI_Allreduce(verdict, vr, NSLOT, MPI_INT, MPI_MAX, g);
+    for (int i = 0; D->mrc == MPI_SUCCESS && i < NSLOT; i++) {
+        if (D->s[i].hoff < 0) continue;
+        D->s[i].reason = vr[i];
+        if (vr[i] == R_OK && (D->pick < 0 || D->s[i].t < D->s[D->pick].t)) D->pick = i;
+    }
+    /* the chosen slot's stencil and permutations, again (memory for one slot
+     * at a time) */
+    if (D->mrc == MPI_SUCCESS && D->pick >= 0 && (D->rc = alloc_perms(D)) == MPI_SUCCESS &&
+        verify(&D->l, &D->s[D->pick], hr + D->s[D->pick].hoff, &D->S, D->sperm, D->rperm) != R_OK)
+        D->rc = MPI_ERR_INTERN;
+}
+
+int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
+{
+    detection D;
+    memset(&D, 0, sizeof D);
+    MPI_Comm_rank(g, &D.l.rank);
+    MPI_Comm_size(g, &D.l.size);
+    /* Everything a process needs to take part in rounds 2 and 3, allocated
+     * before round 1: a process short of memory declines there, so every
+     * process stays in step. */
+    D.h = malloc(sizeof(int) * (2 * HIST_LIMIT + 2 * NSLOT + 2));
+    if (D.h && read_lists(g, &D.l) == MPI_SUCCESS) {
+        make_slots(comm_old, g, &D.l, D.s, &D.named);
     } else {
-        free(sperm);
-        free(rperm);
+        /* out of memory (or no lists to look at, which cannot happen after
+         * a successful create): take part as a process that declines; the
+         * graph stays a correct MPI graph */
+        free(D.l.src);
+        D.l.src = D.l.dst = NULL;
+        D.l.in = D.l.out = 0;
+        for (int i = 0; i < NSLOT; i++) D.s[i].reason = R_NOMEM;
     }
-    if (cc_verbose() && l.rank == 0) verbose_line(who, s, named, cart && rc == MPI_SUCCESS ? pick : -1, rc, l.size);
-    free(S);
-    free(l.src);
-    free(h);
+    round1(&D, g);
+    if (D.mrc == MPI_SUCCESS && D.pick < 0 && D.h) {
+        mesh_rounds(&D, g);
+    } else if (D.mrc == MPI_SUCCESS && D.pick >= 0) {
+        if ((D.rc = alloc_perms(&D)) == MPI_SUCCESS &&
+            uniform_stencil(&D.l, &D.s[D.pick], &D.S, D.sperm, D.rperm) != R_OK)
+            D.rc = MPI_ERR_INTERN;
+    }
+    int rc = D.mrc != MPI_SUCCESS ? D.mrc : D.rc;
+    int cart = rc == MPI_SUCCESS && D.pick >= 0;
+    if (cart) {
+        rc = attach(g, info, &D.l, &D.s[D.pick], D.S, D.sperm, D.rperm, D.model, who);
+    } else {
+        free(D.sperm);
+        free(D.rperm);
+    }
+    if (cc_verbose() && D.l.rank == 0)
+        verbose_line(who, D.s, D.named, cart && rc == MPI_SUCCESS ? D.pick : -1, rc, D.l.size);
+    free(D.S);
+    free(D.l.src);
+    free(D.h);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(g, rc, who);
 }
