@@ -1,7 +1,8 @@
 #!/bin/sh
 # Install cartcoll from a build tree into a scratch prefix and build a user
 # program against it, as a new user would: with pkg-config and with
-# find_package(cartcoll) (shared and static), then run each on 2 processes.
+# find_package(cartcoll) (shared and static), then run each on 2 processes;
+# then the installed cartbench and the installed PMPI drop-in.
 # Usage: run.sh <build dir> <source dir> <mpicc> <launcher>
 set -eu
 build=$1 src=$2 cc=$3 launcher=$4
@@ -35,4 +36,16 @@ if [ -x "$prefix/bin/cartbench" ]; then
         --ops alltoall --variants mpi,cart --tolerate-mpi moore:2,3 >"$work/cartbench.out"
     grep -q "all cartcoll checks OK" "$work/cartbench.out" || { cat "$work/cartbench.out" >&2; exit 1; }
 fi
-echo "install: pkg-config, find_package (shared and static), installed cartbench: all ok"
+# the installed drop-in on an unmodified program (built with plain mpicc,
+# outside any cartcoll tree): it finds libcartcoll next to itself
+ls "$prefix/lib/libcartcoll_preload.so" >/dev/null
+"$cc" "$src/tests/preload/neighbor_prog.c" -o "$work/neighbor_prog" 2>/dev/null
+case $("$launcher" --version 2>&1 | head -1) in
+*"Open MPI"*|*OpenRTE*) pre="-x LD_PRELOAD=$prefix/lib/libcartcoll_preload.so -x CARTCOLL_PRELOAD_REPORT=1" ;;
+*) pre="-genv LD_PRELOAD $prefix/lib/libcartcoll_preload.so -genv CARTCOLL_PRELOAD_REPORT 1" ;;
+esac
+# shellcheck disable=SC2086
+env -u LD_LIBRARY_PATH "$launcher" -n 2 $pre "$work/neighbor_prog" >"$work/preload.out" 2>&1 || true
+grep -q "neighbor_prog: PASS" "$work/preload.out" && grep -q "^cartcoll_preload: communicators 8 seen" "$work/preload.out" ||
+    { cat "$work/preload.out" >&2; exit 1; }
+echo "install: pkg-config, find_package (shared and static), installed cartbench, installed drop-in: all ok"
