@@ -203,15 +203,14 @@ int cc_blocks_new_gathered(const cc_args *a, int t, cc_blocks **out)
         b->t = t;
         rc = cc_typeinfo_get(recv[t].type, &ti);
     }
-    /* the receive type's own layout: count elements, extent apart */
+    /* the receive type's own layout, one block every `stride` bytes */
     const cc_blk *r = b->result;
-    MPI_Aint step = r && r->count > 0 ? (MPI_Aint)(r->count - 1) * ti.extent : 0;
-    MPI_Aint lo = ti.true_lb + (step < 0 ? step : 0), hi = ti.true_lb + ti.true_extent + (step > 0 ? step : 0);
-    MPI_Aint stride = r && r->count > 0 ? ((hi - lo) + 15) & ~(MPI_Aint)15 : 0;
+    MPI_Aint origin = 0, span = r && r->count > 0 ? cc_type_span(r->count, &ti, &origin) : 0;
+    MPI_Aint stride = (span + 15) & ~(MPI_Aint)15;
     if (rc == MPI_SUCCESS && !(b->tempmem = cc_alloc_array((size_t)t * (size_t)stride, 1))) rc = MPI_ERR_NO_MEM;
     for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
         recv[i] = *r;
-        recv[i].addr = b->tempmem + (size_t)i * (size_t)stride - lo;
+        recv[i].addr = b->tempmem + (size_t)i * (size_t)stride + origin;
         recv[i].data = cc_type_data(recv[i].addr, r->count, &ti);
     }
     if (rc != MPI_SUCCESS) {

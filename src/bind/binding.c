@@ -75,14 +75,10 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
         *span = r->bytes;
         *origin = -k->bi.true_lb;
     } else {
-        /* The receive type's own layout: count elements, extent apart. */
-        MPI_Aint step = (MPI_Aint)(r->count - 1) * k->ti.extent;
-        MPI_Aint lo = k->ti.true_lb + (step < 0 ? step : 0);
-        MPI_Aint hi = k->ti.true_lb + k->ti.true_extent + (step > 0 ? step : 0);
+        /* The receive type's own layout. */
         blk->count = r->count;
         blk->type = r->type;
-        *span = hi - lo;
-        *origin = -lo;
+        *span = cc_type_span(r->count, &k->ti, origin);
     }
     return MPI_SUCCESS;
 }

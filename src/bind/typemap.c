@@ -177,6 +177,15 @@ int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti)
 
 /* Contiguous: the data of `count` elements is one run of count*size bytes
  * in type-map order. */
+MPI_Aint cc_type_span(int count, const cc_typeinfo *ti, MPI_Aint *origin)
+{
+    MPI_Aint step = (MPI_Aint)(count - 1) * ti->extent; /* count elements, extent apart */
+    MPI_Aint lo = ti->true_lb + (step < 0 ? step : 0);
+    MPI_Aint hi = ti->true_lb + ti->true_extent + (step > 0 ? step : 0);
+    *origin = -lo;
+    return hi - lo;
+}
+
 char *cc_type_data(char *addr, int count, const cc_typeinfo *ti)
 {
     if (count == 0 || ti->size == 0) return addr;

@@ -23,6 +23,12 @@ int cc_typeinfo_get(MPI_Datatype type, cc_typeinfo *ti);
  * data is one forward run of count * size bytes, else NULL. */
 char *cc_type_data(char *addr, int count, const cc_typeinfo *ti);
 
+/* The memory `count` elements of the type occupy (count >= 1): bytes from
+ * the lowest to the highest byte touched, and *origin, the offset of the
+ * first element's origin from the lowest byte (a block laid out in memory m
+ * starts at m + *origin). */
+MPI_Aint cc_type_span(int count, const cc_typeinfo *ti, MPI_Aint *origin);
+
 /* A derived datatype's construction (MPI_Type_get_contents) with its
  * arrays; cc_contents_free frees the arrays and the derived child types
  * MPI handed out. */

@@ -81,26 +81,24 @@ static int reduce_scratch(cc_plan *p, const int *reduce, int n, const cc_blk *ac
     p->reduce = reduce;
     p->nreduce = n;
     p->acc = acc;
+    MPI_Aint need = p->copycap;
     if (n > 0) {
         const cc_blk *last = cc_binding_slot(&p->bind, reduce[n - 1]);
-        if (!last->data && !acc->data && last->bytes > p->copycap) p->copycap = last->bytes;
+        if (!last->data && !acc->data && last->bytes > need) need = last->bytes;
     }
-    if (p->copycap == 0 || p->copybuf) return MPI_SUCCESS;
-    return (p->copybuf = malloc((size_t)p->copycap)) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (need == 0 || (p->copybuf && need <= p->copycap)) return MPI_SUCCESS;
+    char *buf = realloc(p->copybuf, (size_t)need);
+    if (!buf) return MPI_ERR_NO_MEM;
+    p->copybuf = buf;
+    p->copycap = need;
+    return MPI_SUCCESS;
 }
 
 int cc_plan_set_reduce(cc_plan *p, int *reduce, int n)
 {
     free(p->own_reduce);
     p->own_reduce = reduce;
-    MPI_Aint had = p->copycap;
-    int rc = reduce_scratch(p, reduce, n, p->bind.blocks->result);
-    if (rc == MPI_SUCCESS && p->copycap > had && had > 0) { /* grow */
-        char *nb = realloc(p->copybuf, (size_t)p->copycap);
-        if (!nb) rc = MPI_ERR_NO_MEM;
-        else p->copybuf = nb;
-    }
-    return rc;
+    return reduce_scratch(p, reduce, n, p->bind.blocks->result);
 }
 
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
