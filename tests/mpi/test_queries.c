@@ -319,6 +319,13 @@ static void check_stats(const int *v, int t, int d, const char *what, long table
         int nullrc = Cart_schedule_stats(c, coll, CART_ALGORITHM_TORUS, NULL, &s.rounds, NULL);
         MT_CHECK(nullrc == MPI_SUCCESS, "%s: Cart_schedule_stats with NULL outputs failed", what);
     }
+    /* cartcoll.h: a neighbourhood allreduce runs the allgather's schedules,
+     * so its figures are the allgather's */
+    for (int alg = 1; alg <= 3; alg++) {
+        stats_t g = get_stats(c, CART_ALLGATHER, alg, what), r = get_stats(c, CART_ALLREDUCE, alg, what);
+        MT_CHECK(!memcmp(&g, &r, sizeof g), "%s: CART_ALLREDUCE algorithm %d: (%d, %d, %d), allgather's (%d, %d, %d)",
+                 what, alg, r.phases, r.rounds, r.volume, g.phases, g.rounds, g.volume);
+    }
     MPI_Comm_free(&c);
 }
 
