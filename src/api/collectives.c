@@ -144,12 +144,12 @@ static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p)
 
 /* A call's blocks, described once for checks, model and plans.  Local:
  * MPI_SUCCESS or an error code (not raised). */
-static int gathered(const cc_args *a, const cc_nbh *n);
+static int gathered(const cc_args *a, const cc_nbh *n, int onway);
 
-static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, cc_blocks **blocks)
+static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, int onway, cc_blocks **blocks)
 {
     int rc;
-    if (gathered(a, n)) {
+    if (gathered(a, n, onway)) {
         rc = cc_blocks_new_gathered(a, n->t, blocks);
     } else if (a->collective > CC_ALLTOALL) {
         /* Per-edge plans: the caller's blocks in its own order; which sides
@@ -194,10 +194,44 @@ static int plan_edges(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm pri
     return MPI_SUCCESS;
 }
 
-/* An allreduce on a Cartesian neighbourhood runs the allgather's schedules
- * (every algorithm, chosen like the allgather's) into temporaries and
- * reduces them in neighbour order after the last phase. */
-static int gathered(const cc_args *a, const cc_nbh *n) { return a->collective == CC_ALLREDUCE && !n->graph; }
+/* An allreduce on a Cartesian neighbourhood reduces on the way where it
+ * can (`onway`: the algorithm, see cc_choose_allreduce); otherwise it runs
+ * the allgather's schedules (every algorithm, chosen like the allgather's)
+ * into temporaries and reduces them in neighbour order after the last
+ * phase. */
+static int gathered(const cc_args *a, const cc_nbh *n, int onway)
+{
+    return a->collective == CC_ALLREDUCE && !n->graph && !onway;
+}
+
+/* Decide `onway` for call a under the choice `want` (everything it reads
+ * is the same on every process once want is).  Local: MPI_SUCCESS or an
+ * error code. */
+static int onway_of(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *onway)
+{
+    int size = 0, st = CC_OK;
+    *onway = 0;
+    if (a->collective != CC_ALLREDUCE || n->graph) return MPI_SUCCESS;
+    if (MPI_Type_size(a->recvtype, &size) == MPI_SUCCESS)
+        st = cc_choose_allreduce(n, a->op, (double)size * a->recvcount, want, onway);
+    return st == CC_OK ? MPI_SUCCESS : status_code(who, st);
+}
+
+/* The plan of an allreduce that reduces on the way: one candidate; its
+ * messages are single blocks, which the datatype executor sends as they
+ * are. */
+static int plan_onway(const char *who, cc_nbh *n, MPI_Comm priv, int mode, int onway, cc_choice want, int tag,
+                      cc_blocks *blocks, cc_plan **plan)
+{
+    const cc_schedule *s;
+    const cc_local *l;
+    int st = cc_nbh_schedule(n, CC_ALLREDUCE, onway, &s);
+    if (st == CC_OK) st = cc_nbh_local(n, CC_ALLREDUCE, onway, &l);
+    if (st != CC_OK) return status_code(who, st);
+    int ex = want.executor != CC_EXEC_AUTO ? want.executor : CC_EXEC_DATATYPE;
+    int rc = cc_plan_create(plan, s, l, blocks, onway, ex, mode == CC_MODE_PERSISTENT, priv, tag);
+    return rc == MPI_SUCCESS ? rc : cc_error_mpi_code(rc, who);
+}
 
 
 /* The operands of a gathered reduction: receive block i (offset i) in the
@@ -228,13 +262,18 @@ static int *gathered_operands(cc_nbh *n, int *len)
  * error code (not raised).  Non-persistent plans get their tag later
  * (cc_comm_tag), persistent ones use `tag`. */
 static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
-                     cc_choice want, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
+                     cc_choice want, int onway, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
     cc_nbh *n = cs->nbh;
     int rc = MPI_SUCCESS;
     cc_candidates cand;
     *nplans = 0;
-    int coll = gathered(a, n) ? CC_ALLGATHER : a->collective;
+    int coll = gathered(a, n, onway) ? CC_ALLGATHER : a->collective;
+    if (onway) {
+        rc = plan_onway(who, n, priv, mode, onway, want, tag, blocks, &plans[0]);
+        *nplans = rc == MPI_SUCCESS;
+        return rc;
+    }
     if (coll > CC_ALLTOALL) {
         rc = plan_edges(who, a, n, priv, mode, tag, blocks, &plans[0]);
         *nplans = rc == MPI_SUCCESS;
@@ -292,9 +331,10 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
                      Cart_request *request)
 {
     cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0, rc = MPI_SUCCESS, cacheable = 0;
+    int nplans = 0, rc = MPI_SUCCESS, cacheable = 0, onway = 0;
     if (mode != CC_MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
+    if (rc == MPI_SUCCESS) rc = onway_of(who, a, cs->nbh, cs->nbh->defaults, &onway);
     if (rc == MPI_SUCCESS)
         cacheable = a->collective <= CC_ALLTOALL && !cs->nbh->graph &&
                     /* (the cache reads t entries of the caller's arrays) */
@@ -306,9 +346,9 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
         nplans = 1;
     } else if (rc == MPI_SUCCESS) {
         cc_blocks *blocks;
-        rc = describe_call(who, a, cs->nbh, &blocks);
+        rc = describe_call(who, a, cs->nbh, onway, &blocks);
         if (rc == MPI_SUCCESS) {
-            rc = plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, 0, blocks, plans, &nplans);
+            rc = plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, onway, 0, blocks, plans, &nplans);
             cc_blocks_release(blocks);
         }
     }
@@ -345,16 +385,26 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
     cc_blocks *blocks = NULL;
-    if (rc == MPI_SUCCESS) rc = describe_call(who, a, cs->nbh, &blocks);
+    int onway = 0, local = 0;
+    if (rc == MPI_SUCCESS) rc = onway_of(who, a, cs->nbh, want, &local);
+    if (rc == MPI_SUCCESS) rc = describe_call(who, a, cs->nbh, local, &blocks);
     int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, a->collective > CC_ALLTOALL ? a->root : -1, &tag);
     if (agreed != MPI_SUCCESS) {
         cc_blocks_release(blocks);
         return cc_error_raise(comm, agreed);
     }
     if (want.async) cc_progress_async_start();
+    /* The agreed choice may make an allreduce gather where this process's
+     * own choice reduced on the way, or the other way round. */
+    rc = onway_of(who, a, cs->nbh, want, &onway);
+    if (rc == MPI_SUCCESS && gathered(a, cs->nbh, onway) != gathered(a, cs->nbh, local)) {
+        cc_blocks_release(blocks);
+        blocks = NULL;
+        rc = describe_call(who, a, cs->nbh, onway, &blocks);
+    }
     cc_plan *plans[CC_MAX_CANDIDATES];
     int nplans = 0;
-    rc = plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, tag, blocks, plans, &nplans);
+    if (rc == MPI_SUCCESS) rc = plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, onway, tag, blocks, plans, &nplans);
     cc_blocks_release(blocks);
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {

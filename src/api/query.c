@@ -157,22 +157,29 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
     if (collective != CART_ALLGATHER && collective != CART_ALLTOALL && collective != CART_ALLREDUCE)
         return cc_error(cartcomm, MPI_ERR_ARG,
                         "%s: collective = %d is not CART_ALLGATHER, CART_ALLTOALL or CART_ALLREDUCE", who, collective);
-    /* An allreduce runs the allgather's schedules and reduces at the end. */
-    if (collective == CART_ALLREDUCE) collective = CART_ALLGATHER;
     if (algorithm < CART_ALGORITHM_AUTO || algorithm > CART_ALGORITHM_TORUS)
         return cc_error(cartcomm, MPI_ERR_ARG, "%s: unknown algorithm %d", who, algorithm);
+    /* An allreduce reduces on the way on box-shaped neighbourhoods (a
+     * commutative operation assumed), else it runs the allgather's
+     * schedules and reduces at the end. */
+    int onway = 0;
+    if (collective == CART_ALLREDUCE && algorithm == CART_ALGORITHM_AUTO &&
+        cc_choose_allreduce(n, MPI_SUM, (double)sizeof(int), (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, &onway) != CC_OK)
+        return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    if (onway) algorithm = onway;
+    int routed = collective == CART_ALLREDUCE ? CART_ALLGATHER : collective;
     if (algorithm == CART_ALGORITHM_AUTO) {
         /* What a one-int block would use. */
         cc_blk *recv = cc_alloc_zarray((size_t)n->t, sizeof *recv);
         if (!recv) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         for (int i = 0; i < n->t; i++) recv[i].bytes = (MPI_Aint)sizeof(int);
         cc_candidates cand;
-        int st = cc_choose(n, collective, recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, 0, 1, &cand);
+        int st = cc_choose(n, routed, recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, 0, 1, &cand);
         free(recv);
         if (st != CC_OK) return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
         algorithm = cand.c[0].algorithm;
     }
-    cc_nset raw = { n->d, n->t, n->offsets, NULL };
+    cc_nset raw = { n->d, n->t, n->offsets, NULL, n->periods };
     long long p, r, v;
     if (cc_schedule_stats(&raw, collective, algorithm, &p, &r, &v) != CC_OK)
         return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
@@ -180,7 +187,7 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
      * are separate phases (each depends on the one before). */
     long long dims_used = 0, unused;
     if (algorithm == CART_ALGORITHM_TORUS &&
-        cc_schedule_stats(&raw, collective, CART_ALGORITHM_COMBINING, &dims_used, &unused, &unused) == CC_OK)
+        cc_schedule_stats(&raw, routed, CART_ALGORITHM_COMBINING, &dims_used, &unused, &unused) == CC_OK)
         p = dims_used;
     if (p > INT_MAX || r > INT_MAX || v > INT_MAX)
         return cc_error(cartcomm, MPI_ERR_COUNT, "%s: the figures exceed an int (rounds %lld, volume %lld)", who, r, v);

@@ -83,6 +83,14 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
     return MPI_SUCCESS;
 }
 
+/* used[i]: TEMP i, used[ntemp + i]: TEMP2 i. */
+static void mark_used(unsigned char *used, int ntemp, int slot)
+{
+    int k = CC_SLOT_KIND(slot), i = CC_SLOT_INDEX(slot);
+    if (k == CC_SLOT_TEMP) used[i] = 1;
+    if (k == CC_SLOT_TEMP2) used[ntemp + i] = 1;
+}
+
 static MPI_Aint align16(MPI_Aint x) { return (x + 15) & ~(MPI_Aint)15; }
 
 int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_local *l)
@@ -101,16 +109,10 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
-    for (int j = 0; j < l->nslots; j++) {
-        int sl = l->slots[j], k = CC_SLOT_KIND(sl), i = CC_SLOT_INDEX(sl);
-        if (k == CC_SLOT_TEMP) used[i] = 1;
-        if (k == CC_SLOT_TEMP2) used[s->ntemp + i] = 1;
-    }
-    for (int j = 0; j < 2 * l->ncopies; j++) {
-        int sl = l->copies[j], k = CC_SLOT_KIND(sl), i = CC_SLOT_INDEX(sl);
-        if (k == CC_SLOT_TEMP) used[i] = 1;
-        if (k == CC_SLOT_TEMP2) used[s->ntemp + i] = 1;
-    }
+    for (int j = 0; j < l->nslots; j++) mark_used(used, s->ntemp, l->slots[j]);
+    for (int j = 0; j < 2 * l->ncopies; j++) mark_used(used, s->ntemp, l->copies[j]);
+    /* (a fold's target may be written by no message) */
+    for (int j = 0; j < l->nfolds; j++) mark_used(used, s->ntemp, l->folds[3 * j + 2]);
     tempkind cache[8];
     int ncache = 0;
     MPI_Aint total = 0;

@@ -14,13 +14,43 @@
  * leaves out; keeps huge block counts from looking free. */
 #define CC_BLOCK_COST 5e-9
 
+/* Local reductions (MPI_Reduce_local), per byte of operand: a few GB/s. */
+#define CC_FOLD_COST 3e-10
+
+static double model(const cc_nbh *n, const cc_schedule *s, double moved)
+{
+    return s->nphases * n->alpha + s->nrounds * n->overhead + moved * n->beta +
+           (s->nentries + s->ncopies) * CC_BLOCK_COST;
+}
+
 double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv)
 {
     double moved = 0;
     for (int e = 0; e < s->nentries; e++) moved += (double)recv[s->perm[s->entries[e].lo]].bytes;
     for (int c = 0; c < s->ncopies; c++) moved += (double)recv[s->copies[c].leaf].bytes;
-    return s->nphases * n->alpha + s->nrounds * n->overhead + moved * n->beta +
-           (s->nentries + s->ncopies) * CC_BLOCK_COST;
+    return model(n, s, moved);
+}
+
+int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int *onway)
+{
+    int commute = 0;
+    *onway = 0;
+    if (n->graph || want.algorithm == CC_DIRECT || MPI_Op_commutative(op, &commute) != MPI_SUCCESS || !commute)
+        return CC_OK;
+    int alg = want.algorithm == CC_AUTO ? CC_COMBINING : want.algorithm;
+    const cc_schedule *s, *g;
+    int rc = cc_nbh_schedule(n, CC_ALLREDUCE, alg, &s);
+    if (rc == CC_ETOOBIG) return CC_OK; /* not a box */
+    if (rc != CC_OK) return rc;
+    if (want.algorithm == CC_AUTO) {
+        /* against one message per neighbour and t - 1 reductions at the end */
+        if ((rc = cc_nbh_schedule(n, CC_ALLGATHER, CC_DIRECT, &g)) != CC_OK) return rc;
+        double there = model(n, s, bytes * (s->nentries + s->ncopies)) + s->nfolds * bytes * CC_FOLD_COST;
+        double gathered = model(n, g, bytes * (g->nentries + g->ncopies)) + (n->t - 1) * bytes * CC_FOLD_COST;
+        if (gathered < there) return CC_OK;
+    }
+    *onway = alg;
+    return CC_OK;
 }
 
 int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,

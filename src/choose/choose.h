@@ -46,6 +46,15 @@ int cc_model_agree(MPI_Comm priv, double *alpha, double *beta, double *overhead)
  * overhead = alpha this is seed 002's C*alpha + V*m*beta. */
 double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv);
 
+/* An allreduce on a Cartesian neighbourhood: *onway = the algorithm of a
+ * schedule that reduces on the way (CC_COMBINING, CC_TORUS), or 0 when it
+ * gathers and reduces at the end (the allgather's choice then applies).
+ * On the way needs a commutative operation and a box-shaped neighbourhood
+ * (sched/schedule.h); DIRECT asked for means gathering, CC_AUTO compares
+ * the model's costs of reducing on the way and of one message per
+ * neighbour, for `bytes` per block.  Returns CC_OK or a CC_E* status. */
+int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int *onway);
+
 #define CC_MAX_CANDIDATES 5
 typedef struct cc_candidates {
     int n;

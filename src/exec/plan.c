@@ -140,6 +140,12 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
         /* scratch only between two non-contiguous blocks */
         if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
     }
+    /* Folds copy between blocks of the result's layout: scratch when it is
+     * not contiguous. */
+    for (int j = 0; rc == MPI_SUCCESS && j < l->nfolds; j++) {
+        const cc_blk *src = cc_binding_slot(&p->bind, l->folds[3 * j + 1]);
+        if (!src->data && src->bytes > p->copycap) p->copycap = src->bytes;
+    }
     if (rc == MPI_SUCCESS) rc = reduce_scratch(p, l->reduce, l->nreduce, &blocks->recv[0]);
 
     if (rc == MPI_SUCCESS && persistent) {
@@ -202,19 +208,39 @@ static int run_copies(cc_plan *p)
     return MPI_SUCCESS;
 }
 
+/* dst = src (CC_FOLD_COPY) or dst = src op dst (CC_FOLD_OP): blocks of one
+ * layout, MPI_Reduce_local(in, inout) computes inout = in op inout. */
+static int fold(cc_plan *p, int kind, const cc_blk *src, const cc_blk *dst)
+{
+    if (kind == CC_FOLD_OP) return MPI_Reduce_local(src->addr, dst->addr, dst->count, dst->type, p->bind.blocks->op);
+    if (src->data && dst->data) {
+        if (src->data != dst->data) memcpy(dst->data, src->data, (size_t)src->bytes); /* (in place: the same) */
+        return MPI_SUCCESS;
+    }
+    return cc_blk_copy(src, dst, p->copybuf, p->copycap, p->comm, p->tag);
+}
+
+/* The folds after local phase ph (reductions on the way). */
+static int run_folds(cc_plan *p, int ph)
+{
+    const cc_local *l = p->local;
+    int rc = MPI_SUCCESS;
+    for (int j = l->fold_first[ph]; rc == MPI_SUCCESS && j < l->fold_first[ph + 1]; j++) {
+        const int *f = l->folds + 3 * (size_t)j;
+        rc = fold(p, f[0], cc_binding_slot(&p->bind, f[1]), cc_binding_slot(&p->bind, f[2]));
+    }
+    return rc;
+}
+
 /* recv 0 = reduce[0] op reduce[1] op ... op reduce[n-1], in this order for
- * operations that do not commute: MPI_Reduce_local(in, inout) computes
- * inout = in op inout, so the operands are folded in from the right. */
+ * operations that do not commute: the operands are folded in from the
+ * right. */
 static int run_reduce(cc_plan *p)
 {
-    const cc_blk *acc = p->acc, *x = cc_binding_slot(&p->bind, p->reduce[p->nreduce - 1]);
-    int rc = MPI_SUCCESS;
-    if (x->data && acc->data) memcpy(acc->data, x->data, (size_t)x->bytes);
-    else rc = cc_blk_copy(x, acc, p->copybuf, p->copycap, p->comm, p->tag);
-    for (int j = p->nreduce - 2; rc == MPI_SUCCESS && j >= 0; j--) {
-        x = cc_binding_slot(&p->bind, p->reduce[j]);
-        rc = MPI_Reduce_local(x->addr, acc->addr, acc->count, acc->type, p->bind.blocks->op);
-    }
+    const cc_blk *acc = p->acc;
+    int rc = fold(p, CC_FOLD_COPY, cc_binding_slot(&p->bind, p->reduce[p->nreduce - 1]), acc);
+    for (int j = p->nreduce - 2; rc == MPI_SUCCESS && j >= 0; j--)
+        rc = fold(p, CC_FOLD_OP, cc_binding_slot(&p->bind, p->reduce[j]), acc);
     return rc;
 }
 
@@ -229,6 +255,7 @@ static int finish(cc_plan *p)
 static int next_phase(cc_plan *p)
 {
     int rc = p->ex->unpack ? p->ex->unpack(p, p->phase) : MPI_SUCCESS;
+    if (rc == MPI_SUCCESS && p->local->nfolds) rc = run_folds(p, p->phase);
     if (rc != MPI_SUCCESS) return rc;
     p->nreqs = 0;
     if (++p->phase < p->local->nphases) return post_phase(p);

@@ -11,7 +11,32 @@ typedef struct ctx {
     int *pos;        /* pos[k]: position of dimension k in s->order */
     long long *org;  /* scratch: origin coordinates */
     int mesh;        /* any non-periodic dimension? */
+    unsigned char *live; /* onway: which slots hold a partial here (SEND, RECV, TEMP) */
 } ctx;
+
+static unsigned char *live_at(const ctx *c, int slot)
+{
+    int k = CC_SLOT_KIND(slot), i = CC_SLOT_INDEX(slot);
+    return c->live + (k == CC_SLOT_TEMP ? 2 + i : k == CC_SLOT_RECV ? 1 : 0);
+}
+
+static void mark_live(ctx *c, int slot) { *live_at(c, slot) = 1; }
+
+/* The folds of phase ph as this process runs them: left out where the
+ * operand was received from no process, a copy where the target holds
+ * nothing yet. */
+static void localize_folds(cc_local *l, ctx *c, const cc_phase *ph)
+{
+    for (int f = ph->ffirst; f < ph->ffirst + ph->fcount; f++) {
+        const cc_fold *fd = &c->s->folds[f];
+        if (!*live_at(c, fd->src)) continue;
+        int *o = l->folds + 3 * (size_t)l->nfolds++;
+        o[0] = *live_at(c, fd->dst) ? CC_FOLD_OP : CC_FOLD_COPY;
+        o[1] = fd->src;
+        o[2] = fd->dst;
+        mark_live(c, fd->dst);
+    }
+}
 
 static int on_mesh(const ctx *c, int k, long long x)
 {
@@ -21,7 +46,7 @@ static int on_mesh(const ctx *c, int k, long long x)
 /* Does the instance carried by entry e exist at holder H (phase at kpos)? */
 static int exists_at(const ctx *c, const int H[], const cc_entry *e, int kpos)
 {
-    if (!c->mesh) return 1;
+    if (!c->mesh || c->s->onway) return 1; /* onway: partials exist wherever processes do */
     const cc_schedule *s = c->s;
     int d = s->d, axis = s->order[kpos];
     const int *lead = s->offs + (size_t)s->perm[e->lo] * d;
@@ -52,6 +77,7 @@ static int is_direct(const cc_entry *e)
 
 static int remap(const ctx *c, int slot)
 {
+    if (c->s->onway) return slot;
     if (CC_SLOT_KIND(slot) == CC_SLOT_RECV && !has_source(c, CC_SLOT_INDEX(slot)))
         return CC_SLOT(CC_SLOT_TEMP2, CC_SLOT_INDEX(slot));
     return slot;
@@ -65,12 +91,14 @@ void cc_local_free(cc_local *l)
     free(l->slots);
     free(l->copies);
     free(l->reduce);
+    free(l->fold_first);
+    free(l->folds);
     free(l);
 }
 
 /* Round r of phase ph as this process runs it: the slots it sends and
  * receives (instances that exist here), or nothing. */
-static void localize_round(cc_local *l, const ctx *c, const cc_phase *ph, int r, int *H)
+static void localize_round(cc_local *l, ctx *c, const cc_phase *ph, int r, int *H)
 {
     const cc_schedule *s = c->s;
     const cc_grid *g = c->g;
@@ -100,6 +128,7 @@ static void localize_round(cc_local *l, const ctx *c, const cc_phase *ph, int r,
             }
     }
     lr.rcount = l->nslots - lr.rfirst;
+    for (int j = lr.rfirst; c->live && j < l->nslots; j++) mark_live(c, l->slots[j]);
     lr.rdirect = lr.rcount == 1 && is_direct(&e[last]);
     if (!lr.scount) lr.send_rank = CC_NONE;
     if (!lr.rcount) lr.recv_rank = CC_NONE;
@@ -117,15 +146,22 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
     int d = s->d;
     cc_local *l = calloc(1, sizeof *l);
     ctx c = { s, g, coords, cc_alloc_array((size_t)d, sizeof(int)),
-              cc_alloc_array((size_t)d, sizeof(long long)), 0 };
+              cc_alloc_array((size_t)d, sizeof(long long)), 0, NULL };
     int *H = cc_alloc_array((size_t)d, sizeof(int));
     if (l) {
         l->phase_first = malloc(sizeof(int) * ((size_t)s->nphases + 1));
         l->rounds = cc_alloc_array((size_t)s->nrounds, sizeof(cc_lround));
         l->slots = malloc(sizeof(int) * (2 * (size_t)s->nentries + 1));
         l->copies = malloc(sizeof(int) * (2 * (size_t)s->ncopies + 1));
+        if (s->onway) {
+            c.live = calloc((size_t)s->ntemp + 2, 1);
+            l->fold_first = malloc(sizeof(int) * ((size_t)s->nphases + 1));
+            l->folds = malloc(sizeof(int) * (3 * (size_t)s->nfolds + 1));
+        }
     }
-    if (!l || !c.pos || !c.org || !H || !l->phase_first || !l->rounds || !l->slots || !l->copies) {
+    if (!l || !c.pos || !c.org || !H || !l->phase_first || !l->rounds || !l->slots || !l->copies ||
+        (s->onway && (!c.live || !l->fold_first || !l->folds))) {
+        free(c.live);
         free(c.pos);
         free(c.org);
         free(H);
@@ -137,17 +173,21 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
         if (!g->periods[k]) c.mesh = 1;
     }
 
+    if (c.live) c.live[0] = 1; /* the send buffer */
     for (int p = 0; p < s->nphases; p++) {
         const cc_phase *ph = &s->phases[p];
         l->phase_first[l->nphases] = l->nrounds;
+        if (c.live) l->fold_first[l->nphases] = l->nfolds;
         for (int r = ph->first; r < ph->first + ph->count; r++) localize_round(l, &c, ph, r, H);
+        if (c.live) localize_folds(l, &c, ph);
         int n = l->nrounds - l->phase_first[l->nphases];
-        if (n > 0) {
+        if (n > 0 || (c.live && l->nfolds > l->fold_first[l->nphases])) {
             if (n > l->max_phase_rounds) l->max_phase_rounds = n;
             l->nphases++;
         }
     }
     l->phase_first[l->nphases] = l->nrounds;
+    if (c.live) l->fold_first[l->nphases] = l->nfolds;
 
     for (int j = 0; j < s->ncopies; j++) {
         if (!has_source(&c, s->copies[j].leaf)) continue;
@@ -155,6 +195,7 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
         l->copies[2 * l->ncopies + 1] = remap(&c, s->copies[j].dst);
         l->ncopies++;
     }
+    free(c.live);
     free(c.pos);
     free(c.org);
     free(H);

@@ -40,7 +40,15 @@ typedef struct cc_local {
      * this order); nothing when nreduce is 0. */
     int nreduce;
     int *reduce;
+    /* Folds of a reduction on the way (schedule.h), after each phase:
+     * phase p runs folds[fold_first[p] .. fold_first[p+1]), each three ints
+     * (CC_FOLD_COPY or CC_FOLD_OP, src, dst slots); NULL when none. */
+    int nfolds;
+    int *fold_first;
+    int *folds;
 } cc_local;
+
+enum { CC_FOLD_COPY = 0, CC_FOLD_OP = 1 };
 
 /* Localize `s` for the process at `coords` on grid `g` (the offsets in `s`
  * must be those reduced for g).  Returns CC_OK or CC_ENOMEM. */

@@ -21,7 +21,7 @@ static int grow(void **arr, int *cap, int n, size_t sz)
     return CC_OK;
 }
 
-enum { CAP_PHASES, CAP_ROUNDS, CAP_ENTRIES, CAP_COPIES, CAP_VECS, CAP_TEMP };
+enum { CAP_PHASES, CAP_ROUNDS, CAP_ENTRIES, CAP_COPIES, CAP_VECS, CAP_TEMP, CAP_FOLDS };
 
 int cc_sched_begin(cc_schedule *s, const cc_nset *ns, int collective, int algorithm)
 {
@@ -44,7 +44,7 @@ int cc_sched_phase(cc_schedule *s, int kpos)
 {
         int rc = grow((void **)&s->phases, &s->cap_[CAP_PHASES], s->nphases, sizeof(cc_phase));
     if (rc) return rc;
-    s->phases[s->nphases++] = (cc_phase){ kpos, s->nrounds, 0 };
+    s->phases[s->nphases++] = (cc_phase){ kpos, s->nrounds, 0, s->nfolds, 0 };
     return CC_OK;
 }
 
@@ -102,16 +102,26 @@ int cc_sched_temp(cc_schedule *s, int like)
     return s->ntemp++;
 }
 
+int cc_sched_fold(cc_schedule *s, int src, int dst)
+{
+    int rc = grow((void **)&s->folds, &s->cap_[CAP_FOLDS], s->nfolds, sizeof(cc_fold));
+    if (rc) return rc;
+    s->folds[s->nfolds++] = (cc_fold){ src, dst };
+    s->phases[s->nphases - 1].fcount++;
+    return CC_OK;
+}
+
 void cc_sched_finish(cc_schedule *s)
 {
-    /* Rounds without entries carry nothing; phases without rounds do nothing. */
+    /* Rounds without entries carry nothing; phases without rounds or folds
+     * do nothing. */
     int nr = 0, np = 0;
     for (int p = 0; p < s->nphases; p++) {
         cc_phase ph = s->phases[p];
         int first = nr;
         for (int r = ph.first; r < ph.first + ph.count; r++)
             if (s->rounds[r].count > 0) s->rounds[nr++] = s->rounds[r];
-        if (nr > first) s->phases[np++] = (cc_phase){ ph.kpos, first, nr - first };
+        if (nr > first || ph.fcount > 0) s->phases[np++] = (cc_phase){ ph.kpos, first, nr - first, ph.ffirst, ph.fcount };
     }
     s->nrounds = nr;
     s->nphases = np;
@@ -129,6 +139,7 @@ void cc_schedule_free(cc_schedule *s)
     free(s->copies);
     free(s->vecs);
     free(s->temp_like);
+    free(s->folds);
     free(s);
 }
 

@@ -35,6 +35,14 @@
  *
  * After the last phase the local copies run: copy `src` to `dst` if the
  * process's source for leaf `leaf` (H - N[leaf]) exists (zero vector: always).
+ *
+ * Reductions on the way (schedule_reduce.c, `onway` set).  Every slot holds
+ * a partial reduction that every process has (it includes the process's own
+ * contribution), so an entry exists wherever both ends of its round exist.
+ * After a phase completed its folds run, in order: `dst = src op dst`
+ * (MPI_Reduce_local), or `dst = src` where dst holds nothing yet at this
+ * process; a fold whose `src` was received from no process (off a mesh) is
+ * left out.  The operation must be commutative.
  */
 #ifndef CC_SCHEDULE_H
 #define CC_SCHEDULE_H
@@ -76,6 +84,8 @@ typedef struct cc_nset {
     int d, t;
     const int *offs;              /* t*d */
     const unsigned char *skip;    /* t flags, or NULL */
+    const int *periods;           /* d flags, or NULL (unknown: any dimension may be a mesh);
+                                   * only reductions on the way use it */
 } cc_nset;
 
 typedef struct cc_entry {
@@ -92,7 +102,12 @@ typedef struct cc_round {
 typedef struct cc_phase {
     int kpos;         /* position in order[] of the dimension this phase uses */
     int first, count; /* rounds[first .. first+count-1] */
+    int ffirst, fcount; /* folds[ffirst .. ffirst+fcount-1], after the phase (onway) */
 } cc_phase;
+
+typedef struct cc_fold {
+    int src, dst;     /* slot references: dst = src op dst */
+} cc_fold;
 
 typedef struct cc_copy {
     int src, dst;     /* slot references */
@@ -105,14 +120,16 @@ typedef struct cc_schedule {
     int *order;       /* d dimensions, in the order the phases use them */
     int *perm;        /* t leaves; entries name ranges of it */
     int *offs;        /* t*d: copy of the routed offsets */
-    int nphases, nrounds, nentries, ncopies, nvecs, ntemp;
+    int nphases, nrounds, nentries, ncopies, nvecs, ntemp, nfolds;
+    int onway;        /* a reduction on the way (folds; every instance exists) */
     cc_phase *phases;
     cc_round *rounds;
     cc_entry *entries;
     cc_copy  *copies;
     int *vecs;        /* nvecs*d */
     int *temp_like;   /* ntemp */
-    int cap_[6];      /* private: allocated lengths, for schedule.c */
+    cc_fold *folds;   /* nfolds */
+    int cap_[7];      /* private: allocated lengths, for schedule.c */
 } cc_schedule;
 
 /* DIRECT sends every block straight to its target, one message per distinct
@@ -141,6 +158,26 @@ int cc_build_combining_alltoall(const cc_nset *ns, cc_schedule *s);
 int cc_build_combining_allgather(const cc_nset *ns, cc_schedule *s);
 int cc_build_torus_alltoall(const cc_nset *ns, cc_schedule *s);
 int cc_build_torus_allgather(const cc_nset *ns, cc_schedule *s);
+int cc_build_combining_allreduce(const cc_nset *ns, cc_schedule *s);
+int cc_build_torus_allreduce(const cc_nset *ns, cc_schedule *s);
+
+/* Allreduce with reduction on the way (schedule_reduce.c), for commutative
+ * operations on box-shaped neighbourhoods: the offsets are, each once, the
+ * lattice points of a box prod_k [lo_k, hi_k] with lo_k <= 0 <= hi_k, the
+ * zero vector included or not (Moore neighbourhoods of any radius, with or
+ * without the centre).  Box sums separate into one window sum per
+ * dimension; the zero vector left out is handled by a second partial
+ * (everything except the all-zero point).  Per dimension:
+ *   COMBINING  the better of direct receives of the a = -lo and b = hi
+ *              neighbours (a + b rounds) and, on periodic dimensions, window
+ *              doubling (partial sums of 2^i consecutive processes, then one
+ *              receive per side): at most 4 rounds per dimension for radius
+ *              <= 4 on a torus, <= 2 on a mesh;
+ *   TORUS      two pipelines hop by hop, a + b rounds between torus
+ *              neighbours only.
+ * Every round carries one block, so rounds = volume.  Whether the
+ * neighbourhood is such a box: */
+int cc_reduce_box(const cc_nset *ns);
 
 /* Dimension order for the allgather tree that minimises its edge count
  * (exact by dynamic programming over subsets of dimensions when
@@ -158,6 +195,7 @@ int cc_sched_round_axis(cc_schedule *s, int dim, int shift); /* round with vecto
 int cc_sched_entry(cc_schedule *s, int src, int dst, int lo, int hi, int moved);
 int cc_sched_copy(cc_schedule *s, int src, int dst, int leaf);
 int cc_sched_temp(cc_schedule *s, int like);                 /* returns new TEMP index or CC_ENOMEM */
+int cc_sched_fold(cc_schedule *s, int src, int dst);          /* after the open phase */
 void cc_sched_finish(cc_schedule *s);                        /* drops empty rounds and phases */
 
 /* Classes of equal offset vectors (schedule_direct.c): cls[i] is the class

@@ -22,6 +22,12 @@ int cc_schedule_build(const cc_nset *ns, int collective, int algorithm, cc_sched
     *out = NULL;
     builder b = algorithm >= 0 && algorithm < 4 && collective >= 0 && collective < 3 ? builders[algorithm][collective]
                                                                                      : NULL;
+    /* Allreduce: only the forms that reduce on the way (DIRECT is the
+     * allgather's, reduced at the end, above this layer). */
+    if (collective == CC_ALLREDUCE)
+        b = algorithm == CC_COMBINING ? cc_build_combining_allreduce
+            : algorithm == CC_TORUS   ? cc_build_torus_allreduce
+                                      : NULL;
     if (!b) return CC_ETOOBIG;
     cc_schedule *s = calloc(1, sizeof *s);
     if (!s) return CC_ENOMEM;

@@ -83,6 +83,20 @@ int cc_schedule_stats(const cc_nset *ns, int collective, int algorithm,
 {
     int d = ns->d, t = ns->t, rc = CC_OK;
     *phases = *rounds = *volume = 0;
+    if (collective == CC_ALLREDUCE) {
+        /* On a box the schedule that reduces on the way (small: built and
+         * counted); elsewhere, and for DIRECT, the allgather's. */
+        int box = algorithm == CC_DIRECT ? 0 : cc_reduce_box(ns);
+        if (box < 0) return box;
+        if (!box) return cc_schedule_stats(ns, CC_ALLGATHER, algorithm, phases, rounds, volume);
+        cc_schedule *s;
+        if ((rc = cc_schedule_build(ns, CC_ALLREDUCE, algorithm, &s)) != CC_OK) return rc;
+        *phases = s->nphases;
+        *rounds = s->nrounds;
+        *volume = s->nentries;
+        cc_schedule_free(s);
+        return CC_OK;
+    }
     if (algorithm == CC_DIRECT) return direct_stats(ns, collective, phases, rounds, volume);
     if (algorithm == CC_TORUS) {
         /* D = sum_k (P_k + M_k) rounds in sum_k max(P_k, M_k) phases. */

@@ -105,23 +105,28 @@ void cc_nbh_release(cc_nbh *n)
 
 cc_nset cc_nbh_nset(const cc_nbh *n)
 {
-    return (cc_nset){ n->d, n->t, n->reduced, n->unreachable };
+    return (cc_nset){ n->d, n->t, n->reduced, n->unreachable, n->periods };
 }
+
+/* Row of the tables: CC_ALLGATHER (1) and CC_ALLTOALL (2) their own, the
+ * allreduce that reduces on the way the free row 0. */
+static int table_row(int collective) { return collective == CC_ALLREDUCE ? 0 : collective; }
 
 int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule **out)
 {
-    int rc = CC_OK;
+    int rc = CC_OK, c = table_row(collective);
     if (n->graph) algorithm = CC_DIRECT;
     pthread_mutex_lock(&n->lock);
-    if (n->graph && !n->sched[collective][algorithm]) {
+    if (n->graph && !n->sched[c][algorithm]) {
         cc_edges e = { n->rank, n->indeg, n->outdeg, n->srcs, n->dsts };
-        rc = cc_schedule_edges(collective, &e, CC_NONE, 0, &n->sched[collective][algorithm],
-                               &n->local[collective][algorithm]);
-    } else if (!n->sched[collective][algorithm]) {
-        cc_nset ns = cc_nbh_nset(n);
-        rc = cc_schedule_build(&ns, collective, algorithm, &n->sched[collective][algorithm]);
+        rc = cc_schedule_edges(collective, &e, CC_NONE, 0, &n->sched[c][algorithm], &n->local[c][algorithm]);
+    } else if (!n->sched[c][algorithm]) {
+        /* Reductions on the way run on the offsets as given (windows wrap
+         * around small periodic dimensions by themselves). */
+        cc_nset ns = collective == CC_ALLREDUCE ? (cc_nset){ n->d, n->t, n->offsets, NULL, n->periods } : cc_nbh_nset(n);
+        rc = cc_schedule_build(&ns, collective, algorithm, &n->sched[c][algorithm]);
     }
-    *out = n->sched[collective][algorithm];
+    *out = n->sched[c][algorithm];
     pthread_mutex_unlock(&n->lock);
     return rc;
 }
@@ -129,13 +134,12 @@ int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule 
 int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out)
 {
     const cc_schedule *s;
-    int rc = cc_nbh_schedule(n, collective, algorithm, &s);
+    int rc = cc_nbh_schedule(n, collective, algorithm, &s), c = table_row(collective);
     if (rc) return rc;
     if (n->graph) algorithm = CC_DIRECT; /* made with its schedule */
     pthread_mutex_lock(&n->lock);
-    if (!n->local[collective][algorithm])
-        rc = cc_localize(s, &n->grid, n->coords, &n->local[collective][algorithm]);
-    *out = n->local[collective][algorithm];
+    if (!n->local[c][algorithm]) rc = cc_localize(s, &n->grid, n->coords, &n->local[c][algorithm]);
+    *out = n->local[c][algorithm];
     pthread_mutex_unlock(&n->lock);
     return rc;
 }

@@ -45,7 +45,8 @@ typedef struct cc_nbh {
     double alpha, beta;       /* agreed latency of a phase [s] and time per byte [s] */
     double overhead;          /* agreed cost of each further message in a phase [s] */
     pthread_mutex_t lock;     /* guards the lazily built tables below */
-    cc_schedule *sched[3][4]; /* [collective][algorithm], on reduced offsets */
+    cc_schedule *sched[3][4]; /* [collective][algorithm], on reduced offsets; row 0: the
+                               * allreduce that reduces on the way, on the offsets as given */
     cc_local *local[3][4];
     struct cc_comm *dups;     /* duplicates whose private MPI_Comm_idup is pending */
     int *esrc, *edst;         /* Cartesian: the neighbours' ranks in the caller's block order

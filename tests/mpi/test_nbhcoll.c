@@ -144,9 +144,10 @@ static void make_types(void)
 
 /* ---- operations --------------------------------------------------------------------- */
 
-enum { OP_SUM, OP_MAX, OP_LAND, OP_AFFINE, NOPS };
+enum { OP_SUM, OP_MAX, OP_LAND, OP_AFFINE, OP_UMAX, NOPS };
 static MPI_Op op_handle[NOPS];
-static const char *const op_name[NOPS] = { "MPI_SUM", "MPI_MAX", "MPI_LAND", "affine-compose (non-commutative)" };
+static const char *const op_name[NOPS] = { "MPI_SUM", "MPI_MAX", "MPI_LAND", "affine-compose (non-commutative)",
+                                           "user max (commutative)" };
 
 /* An int a*AFF_P + b (1 <= a < AFF_P, 0 <= b < AFF_P) is the map
  * x -> a*x + b mod AFF_P; x op y = "x, then y".  Composition is
@@ -163,7 +164,8 @@ static int op_apply(int op, int x, int y)
 {
     switch (op) {
     case OP_SUM: return x + y;
-    case OP_MAX: return x > y ? x : y;
+    case OP_MAX:
+    case OP_UMAX: return x > y ? x : y;
     case OP_LAND: return x && y;
     default: return affine(x, y);
     }
@@ -216,7 +218,8 @@ static int int_layout(MPI_Datatype dt, int *pos, int max)
 
 static long op_bad_types; /* calls of the user function with a type it cannot read */
 
-static void affine_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+/* A user operation applied int by int over the layout of *dt. */
+static void user_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt, int op)
 {
     int pos[16], n = int_layout(*dt, pos, 16);
     MPI_Aint lb, ext;
@@ -228,7 +231,20 @@ static void affine_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
     const int *in = invec;
     int *io = inoutvec, step = (int)(ext / (MPI_Aint)sizeof(int));
     for (int k = 0; k < *len; k++)
-        for (int q = 0; q < n; q++) io[k * step + pos[q]] = affine(in[k * step + pos[q]], io[k * step + pos[q]]);
+        for (int q = 0; q < n; q++)
+            io[k * step + pos[q]] = op_apply(op, in[k * step + pos[q]], io[k * step + pos[q]]);
+}
+
+static void affine_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+{
+    user_fn(invec, inoutvec, len, dt, OP_AFFINE);
+}
+
+/* Commutative and not invertible: reductions on the way with a derived
+ * datatype. */
+static void umax_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+{
+    user_fn(invec, inoutvec, len, dt, OP_UMAX);
 }
 
 static void make_ops(void)
@@ -237,6 +253,7 @@ static void make_ops(void)
     op_handle[OP_MAX] = MPI_MAX;
     op_handle[OP_LAND] = MPI_LAND;
     MPI_Op_create(affine_fn, 0, &op_handle[OP_AFFINE]);
+    MPI_Op_create(umax_fn, 1, &op_handle[OP_UMAX]);
 }
 
 /* ---- contents: every process can compute every process's buffers ----------------- */
@@ -254,7 +271,8 @@ static int red_value(int op, uint64_t salt, int u, int round, int e, int which)
     uint64_t h = hsh(salt, u, 2 * round + which, e);
     switch (op) {
     case OP_SUM: return (int)(h % 201) - 100;
-    case OP_MAX: return (int)(h % 2001) - 1000;
+    case OP_MAX:
+    case OP_UMAX: return (int)(h % 2001) - 1000;
     case OP_LAND: return h % 5 == 0 ? 0 : h % 5 == 1 ? 3 : 1;
     default: return (int)(1 + h % (AFF_P - 1)) * AFF_P + (int)((h >> 24) % AFF_P);
     }
@@ -700,7 +718,7 @@ static void call_build(call_t *k, int coll, const lists_t *L, uint64_t salt)
     k->op = mt_uniform(&r, 0, NOPS - 1);
     k->c = counts[mt_uniform(&r, 0, 2)];
     if (is_reduction(coll)) {
-        k->st = k->rt = k->op == OP_AFFINE ? mt_uniform(&r, 0, 1) : TY_INT;
+        k->st = k->rt = k->op == OP_AFFINE || k->op == OP_UMAX ? mt_uniform(&r, 0, 1) : TY_INT;
         k->unit = ty_size[k->st];
     } else {
         k->st = mt_uniform(&r, 0, 1);
@@ -1544,6 +1562,7 @@ int main(int argc, char **argv)
     }
     MPI_Type_free(&ty[TY_VEC]);
     MPI_Op_free(&op_handle[OP_AFFINE]);
+    MPI_Op_free(&op_handle[OP_UMAX]);
     if (!opt_break) return mt_finish();
     /* The broken oracle must be caught by wrong contents, and by nothing else. */
     long mine[2] = { mismatches, mt_failures - mismatches }, sum[2] = { 0, 0 };

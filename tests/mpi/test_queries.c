@@ -219,6 +219,30 @@ static stats_t get_stats(MPI_Comm c, int coll, int alg, const char *what)
     return s;
 }
 
+/* The offsets are, each once, the points of a box containing the zero
+ * vector, with or without it (brute force). */
+static int is_box(const int *v, int t, int d)
+{
+    long cells = 1;
+    int zero = 0;
+    for (int k = 0; k < d; k++) {
+        int lo = 0, hi = 0;
+        for (int i = 0; i < t; i++) {
+            if (v[i * d + k] < lo) lo = v[i * d + k];
+            if (v[i * d + k] > hi) hi = v[i * d + k];
+        }
+        cells *= hi - lo + 1;
+    }
+    for (int i = 0; i < t; i++) {
+        int nz = 0;
+        for (int k = 0; k < d; k++) nz |= v[i * d + k];
+        zero |= !nz;
+        for (int j = 0; j < i; j++)
+            if (!memcmp(v + j * d, v + i * d, sizeof(int) * (size_t)d)) return 0;
+    }
+    return t > 0 && (t == cells || (t == cells - 1 && !zero));
+}
+
 static void check_stats(const int *v, int t, int d, const char *what, long table_a2a_volume)
 {
     int dims[5] = { 1, 1, 1, 1, 1 }, periods[5] = { 1, 1, 1, 1, 1 };
@@ -319,13 +343,43 @@ static void check_stats(const int *v, int t, int d, const char *what, long table
         int nullrc = Cart_schedule_stats(c, coll, CART_ALGORITHM_TORUS, NULL, &s.rounds, NULL);
         MT_CHECK(nullrc == MPI_SUCCESS, "%s: Cart_schedule_stats with NULL outputs failed", what);
     }
-    /* cartcoll.h: a neighbourhood allreduce runs the allgather's schedules,
-     * so its figures are the allgather's */
+    /* cartcoll.h: a neighbourhood allreduce reduces on the way over
+     * box-shaped neighbourhoods: one block per round, TORUS D rounds hop by
+     * hop, COMBINING no more, two per dimension at width 3; elsewhere, and
+     * with DIRECT, it runs the allgather's schedules (the same figures) */
+    int boxed = is_box(v, t, d), narrow = 1;
+    for (int k = 0; k < d; k++) {
+        int lo = 0, hi = 0;
+        for (int i = 0; i < t; i++) {
+            if (v[i * d + k] < lo) lo = v[i * d + k];
+            if (v[i * d + k] > hi) hi = v[i * d + k];
+        }
+        narrow &= hi - lo <= 2;
+    }
+    stats_t red[4];
     for (int alg = 1; alg <= 3; alg++) {
         stats_t g = get_stats(c, CART_ALLGATHER, alg, what), r = get_stats(c, CART_ALLREDUCE, alg, what);
-        MT_CHECK(!memcmp(&g, &r, sizeof g), "%s: CART_ALLREDUCE algorithm %d: (%d, %d, %d), allgather's (%d, %d, %d)",
-                 what, alg, r.phases, r.rounds, r.volume, g.phases, g.rounds, g.volume);
+        red[alg] = r;
+        if (!boxed || alg == CART_ALGORITHM_DIRECT) {
+            MT_CHECK(!memcmp(&g, &r, sizeof g),
+                     "%s: CART_ALLREDUCE algorithm %d: (%d, %d, %d), allgather's (%d, %d, %d)", what, alg, r.phases,
+                     r.rounds, r.volume, g.phases, g.rounds, g.volume);
+            continue;
+        }
+        MT_CHECK(r.volume == r.rounds && r.rounds <= D && r.volume <= g.volume && r.rounds <= g.rounds,
+                 "%s: CART_ALLREDUCE algorithm %d on a box: (%d, %d, %d), D = %ld, allgather's (%d, %d, %d)", what,
+                 alg, r.phases, r.rounds, r.volume, D, g.phases, g.rounds, g.volume);
+        if (alg == CART_ALGORITHM_TORUS)
+            MT_CHECK(r.rounds == D && r.phases == used, "%s: TORUS allreduce (%d, %d), expected (%ld, %ld)", what,
+                     r.phases, r.rounds, used, D);
+        if (narrow)
+            MT_CHECK(r.rounds == 2 * used, "%s: allreduce algorithm %d: %d rounds on a width-3 box, expected %ld", what,
+                     alg, r.rounds, 2 * used);
     }
+    stats_t ar = get_stats(c, CART_ALLREDUCE, CART_ALGORITHM_AUTO, what);
+    MT_CHECK(!memcmp(&ar, &red[1], sizeof ar) || !memcmp(&ar, &red[2], sizeof ar),
+             "%s: AUTO allreduce stats (%d, %d, %d) are neither DIRECT's nor COMBINING's", what, ar.phases, ar.rounds,
+             ar.volume);
     MPI_Comm_free(&c);
 }
 

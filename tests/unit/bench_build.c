@@ -34,7 +34,7 @@ static void run(const char *name, int d, const int *dims, const int *periods, in
             double t0 = now();
             for (int i = 0; i < t; i++)
                 skip[i] = (unsigned char)cc_grid_reduce(&g, raw + (size_t)i * d, red + (size_t)i * d);
-            cc_nset ns = { d, t, red, skip };
+            cc_nset ns = { d, t, red, skip, NULL };
             CHECK_EQ(cc_schedule_build(&ns, coll, CC_COMBINING, &s), CC_OK);
             double t1 = now();
             for (int q = 0; q < nloc; q++) {

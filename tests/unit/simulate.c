@@ -523,7 +523,7 @@ int sim_run(const sim_case *c, sim_result *res, char *err, size_t errlen)
             if (x > maxabs) maxabs = x;
         }
     }
-    cc_nset ns = { c->d, c->t, red, skip };
+    cc_nset ns = { c->d, c->t, red, skip, NULL };
     int rc = 0;
     if (cc_schedule_build(&ns, c->collective, c->algorithm, &m.s)) {
         rc = fail(&m, "cc_schedule_build failed");

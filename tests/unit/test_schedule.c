@@ -112,7 +112,7 @@ static void test_table1(void)
                 m += !zero;
             }
             CHECK_EQ(m, t - 1);
-            cc_nset ns = { d, m, offs, NULL };
+            cc_nset ns = { d, m, offs, NULL, NULL };
             long long p, r, v;
             CHECK_EQ(cc_schedule_stats(&ns, CC_ALLGATHER, CC_COMBINING, &p, &r, &v), CC_OK);
             CHECK_EQ(p, d);
@@ -136,7 +136,7 @@ static void test_table1(void)
 static void test_figure2(void)
 {
     static const int offs[] = { -2, 1, 1, -1, 1, 1, 1, 1, 1, 2, 1, 1 };
-    cc_nset ns = { 3, 4, offs, NULL };
+    cc_nset ns = { 3, 4, offs, NULL, NULL };
     int order[3], inc[3] = { 0, 1, 2 }, dec[3] = { 2, 1, 0 };
     CHECK_EQ(brute_edges(&ns, inc), 12);
     CHECK_EQ(brute_edges(&ns, dec), 6);
@@ -159,7 +159,7 @@ static void test_torus_moore(void)
             int *offs = malloc(sizeof(int) * (size_t)t * (size_t)d);
             CHECK(offs);
             CHECK_EQ(cc_stencil_list(d, CC_METRIC_CHEBYSHEV, 1, r, offs), t);
-            cc_nset ns = { d, (int)t, offs, NULL };
+            cc_nset ns = { d, (int)t, offs, NULL, NULL };
             long long l1 = 0;
             for (long long x = 0; x < t * d; x++) l1 += offs[x] < 0 ? -offs[x] : offs[x];
             for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++) {
@@ -209,7 +209,7 @@ static void test_hand_combining_alltoall(void)
 {
     static const int offs[] = { 1, 1, 1, 0, 0, -1, 0, 0, 5, 5 };
     static const unsigned char skip[] = { 0, 0, 0, 0, 1 };
-    cc_nset ns = { 2, 5, offs, skip };
+    cc_nset ns = { 2, 5, offs, skip, NULL };
     cc_schedule *s = build(&ns, CC_ALLTOALL, CC_COMBINING);
     CHECK(s->nphases == 2 && s->nrounds == 3 && s->nentries == 4 && s->ntemp == 1 && s->ncopies == 1);
     CHECK_EQ(s->temp_like[0], 0);
@@ -227,7 +227,7 @@ static void test_hand_combining_alltoall(void)
 static void test_hand_combining_allgather(void)
 {
     static const int offs[] = { 1, 0, 1, 1, 0, 1, 1, 1 };
-    cc_nset ns = { 2, 4, offs, NULL };
+    cc_nset ns = { 2, 4, offs, NULL, NULL };
     cc_schedule *s = build(&ns, CC_ALLGATHER, CC_COMBINING);
     CHECK(s->order[0] == 0 && s->order[1] == 1);
     CHECK(s->perm[0] == 2 && s->perm[1] == 0 && s->perm[2] == 1 && s->perm[3] == 3);
@@ -243,7 +243,7 @@ static void test_hand_combining_allgather(void)
     /* A chain head without an equal leaf gets a TEMP; zero vectors are
      * copied from the send buffer. */
     static const int offs2[] = { 2, 1, 0, 0, 2, -1, 0, 0 };
-    cc_nset ns2 = { 2, 4, offs2, NULL };
+    cc_nset ns2 = { 2, 4, offs2, NULL, NULL };
     s = build(&ns2, CC_ALLGATHER, CC_COMBINING);
     CHECK(s->order[0] == 0 && s->order[1] == 1);
     CHECK_EQ(s->ntemp, 1);
@@ -259,7 +259,7 @@ static void test_hand_combining_allgather(void)
 static void test_hand_torus(void)
 {
     static const int offs[] = { 2, -1 };
-    cc_nset ns = { 2, 1, offs, NULL };
+    cc_nset ns = { 2, 1, offs, NULL, NULL };
     cc_schedule *s = build(&ns, CC_ALLTOALL, CC_TORUS);
     CHECK(s->nphases == 3 && s->nrounds == 3 && s->nentries == 3 && s->ntemp == 1);
     expect_round(s, 0, (int[]){ 1, 0 }, 1);
@@ -270,7 +270,7 @@ static void test_hand_torus(void)
     cc_schedule_free(s);
 
     static const int offs1[] = { 3, 1, -2 };
-    cc_nset ns1 = { 1, 3, offs1, NULL };
+    cc_nset ns1 = { 1, 3, offs1, NULL, NULL };
     s = build(&ns1, CC_ALLGATHER, CC_TORUS);
     CHECK(s->perm[0] == 2 && s->perm[1] == 1 && s->perm[2] == 0);
     CHECK(s->nphases == 3 && s->nrounds == 5 && s->nentries == 5 && s->ntemp == 2 && s->ncopies == 0);
@@ -288,7 +288,7 @@ static void test_hand_torus(void)
 static void test_huge(void)
 {
     static const int offs[] = { 1000000000, -1000000000, INT_MIN, INT_MAX, 0, 0, 7, -3 };
-    cc_nset ns = { 2, 4, offs, NULL };
+    cc_nset ns = { 2, 4, offs, NULL, NULL };
     long long p, r, v;
     CHECK_EQ(cc_schedule_stats(&ns, CC_ALLTOALL, CC_TORUS, &p, &r, &v), CC_OK);
     long long P0 = 1000000000, M0 = 2147483648LL, P1 = INT_MAX, M1 = 1000000000;
@@ -322,10 +322,10 @@ static void test_degenerate(void)
     static const int zeros[] = { 0, 0, 0, 0, 0, 0 };
     static const unsigned char all[] = { 1, 1, 1 };
     cc_nset cases[] = {
-        { 2, 0, zeros, NULL },   /* no neighbours */
-        { 0, 3, zeros, NULL },   /* zero-dimensional grid */
-        { 2, 3, zeros, NULL },   /* only zero vectors */
-        { 2, 3, zeros, all },    /* everything skipped */
+        { 2, 0, zeros, NULL, NULL },   /* no neighbours */
+        { 0, 3, zeros, NULL, NULL },   /* zero-dimensional grid */
+        { 2, 3, zeros, NULL, NULL },   /* only zero vectors */
+        { 2, 3, zeros, all, NULL },    /* everything skipped */
     };
     for (int c = 0; c < 4; c++)
         for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
@@ -355,7 +355,7 @@ static void test_random(int ncases)
             }
             skip[i] = rnd(6) == 0;
         }
-        cc_nset ns = { d, t, offs, rnd(2) ? skip : NULL };
+        cc_nset ns = { d, t, offs, rnd(2) ? skip : NULL, NULL };
         for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
             for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++) check_stats(&ns, coll, alg);
         int n = 0;
@@ -395,7 +395,7 @@ static void test_wide(void)
     for (int i = 0; i < T; i++)
         for (int k = 0; k < D; k++) offs[i * D + k] = (int)rnd(1 + (unsigned)k % 4) - (int)(k % 2);
     for (int k = 0; k < D; k++) offs[k] = 1; /* every dimension active */
-    cc_nset ns = { D, T, offs, NULL };
+    cc_nset ns = { D, T, offs, NULL, NULL };
     int order[D];
     long long e = cc_allgather_order(&ns, order);
     CHECK_EQ(e, brute_edges(&ns, order));
