@@ -25,15 +25,19 @@
 
 /* ---- Collectives and variants (cb_variants.c) -------------------------- */
 
-/* NOPS neighbourhood collectives (--ops); OP_ALLREDUCE is the global
- * Cart_allreduce of --global-allreduce, never in --ops. */
-enum { OP_ALLGATHER, OP_ALLGATHERV, OP_ALLGATHERW, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, NOPS,
+/* NOPS neighbourhood collectives (--ops); OP_NALLREDUCE is the
+ * neighbourhood Cart_allreduce (sum of doubles; baseline:
+ * MPI_Neighbor_allgather and a local sum, what users write today),
+ * OP_ALLREDUCE the global Cart_allreduce of --global-allreduce, never in
+ * --ops. */
+enum { OP_ALLGATHER, OP_ALLGATHERV, OP_ALLGATHERW, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, OP_NALLREDUCE, NOPS,
        OP_ALLREDUCE = NOPS, NOPS_ALL };
+static inline int op_reduces(int op) { return op == OP_ALLREDUCE || op == OP_NALLREDUCE; }
 extern const char *const op_name[NOPS_ALL];
 /* The MPI collective each one is compared with (allgatherw: alltoallw with
  * every send block at displacement 0, since MPI has no allgatherw). */
 extern const char *const op_mpi[NOPS_ALL];
-static inline int op_is_alltoall(int op) { return op >= OP_ALLTOALL && op < NOPS; }
+static inline int op_is_alltoall(int op) { return op >= OP_ALLTOALL && op <= OP_ALLTOALLW; }
 static inline int op_is_regular(int op) { return op == OP_ALLGATHER || op == OP_ALLTOALL; }
 
 enum { ALG_AUTO, ALG_DIRECT, ALG_COMBINING, ALG_TORUS, NALG };
@@ -178,8 +182,9 @@ typedef struct {
     int *expect, *ref;        /* from the grid; the baseline's result */
     int *cref;                /* what cartcoll must deliver on COMM_MPICART: ref
                                * with blocks i, i^1 swapped (else ref itself) */
-    double *dsbuf, *drbuf, *dmrbuf, *dexpect; /* OP_ALLREDUCE: send, cartcoll and
+    double *dsbuf, *drbuf, *dmrbuf, *dexpect; /* allreduce: send, cartcoll and
                                                * MPI receive, the expected sum */
+    double *dmgbuf;           /* OP_NALLREDUCE: the baseline's gathered blocks */
     long long bytes;          /* payload bytes received per process */
 } kase;
 
@@ -214,6 +219,18 @@ void update_cart_ref(kase *k);
 int setup_global(nbhctx *c, MPI_Comm world);
 /* Buffers of m doubles and the expected sum; 1 if too large (skip). */
 int setup_global_case(kase *k, const options *o, int m);
+/* Element e of process r's allreduce send buffer: small integers, so every
+ * partial sum is exact in double whatever the order of additions. */
+double allreduce_value(int r, int e);
+
+/* ---- Neighbourhood allreduce (cb_nreduce.c) ----------------------------- */
+
+/* OP_NALLREDUCE: m doubles, the baseline's t*m gathered doubles, the sum
+ * over the existing sources R - N[i] (untouched, -1, where none); 1 if too
+ * large (skip). */
+int setup_nreduce_case(kase *k, const nbhctx *c, const options *o, int m);
+/* The baseline's local sum after its MPI_Neighbor_allgather completed. */
+void nreduce_baseline_sum(const kase *k, const nbhctx *c);
 
 /* ---- Calls (cb_calls.c) ------------------------------------------------ */
 
@@ -240,8 +257,9 @@ int run_once(vstate *s, const kase *k, const nbhctx *c);
  * grid's expectation (and keep its result as the reference), the others
  * with the reference.  inject_fault: see --inject-fault. */
 void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault);
-/* OP_ALLREDUCE (cb_global.c): variant s's result (cartcoll's or MPI's)
- * against the expected sum; sets s->bad, reports the first difference once. */
+/* Allreduce, global or neighbourhood (cb_global.c): variant s's result
+ * (cartcoll's or MPI's) against the expected sum; sets s->bad, reports the
+ * first difference once. */
 void check_allreduce(vstate *s, const kase *k, const nbhctx *c, int inject_fault);
 
 /* ---- Results and output (cb_output.c) ---------------------------------- */

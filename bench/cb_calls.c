@@ -18,7 +18,8 @@ static int cart_blocking(const kase *k, MPI_Comm comm)
     case OP_ALLGATHERW: return Cart_allgatherw(k->sbuf, m, MPI_INT, k->rbuf, k->cnt, k->rdb, k->types, comm);
     case OP_ALLTOALL: return Cart_alltoall(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, comm);
     case OP_ALLTOALLV: return Cart_alltoallv(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm);
-    case OP_ALLREDUCE: return Cart_allreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm);
+    case OP_ALLREDUCE:
+    case OP_NALLREDUCE: return Cart_allreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm);
     default:
         return Cart_alltoallw(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm);
     }
@@ -34,7 +35,8 @@ static int cart_nonblocking(const kase *k, MPI_Comm comm, Cart_request *r)
     case OP_ALLTOALL: return Cart_ialltoall(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, comm, r);
     case OP_ALLTOALLV:
         return Cart_ialltoallv(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm, r);
-    case OP_ALLREDUCE: return Cart_iallreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, r);
+    case OP_ALLREDUCE:
+    case OP_NALLREDUCE: return Cart_iallreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, r);
     default:
         return Cart_ialltoallw(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm, r);
     }
@@ -53,7 +55,8 @@ static int cart_init(const kase *k, MPI_Comm comm, MPI_Info info, Cart_request *
     case OP_ALLTOALL: return Cart_alltoall_init(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, comm, info, r);
     case OP_ALLTOALLV:
         return Cart_alltoallv_init(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm, info, r);
-    case OP_ALLREDUCE: return Cart_allreduce_init(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, info, r);
+    case OP_ALLREDUCE:
+    case OP_NALLREDUCE: return Cart_allreduce_init(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, info, r);
     default:
         return Cart_alltoallw_init(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm, info, r);
     }
@@ -74,6 +77,7 @@ static int mpi_blocking(const kase *k, MPI_Comm g)
     case OP_ALLTOALL: return MPI_Neighbor_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, g);
     case OP_ALLTOALLV: return MPI_Neighbor_alltoallv(sb, k->mscnt, k->msd, MPI_INT, rb, k->mrcnt, k->mrd, MPI_INT, g);
     case OP_ALLREDUCE: return MPI_Allreduce(k->dsbuf, k->dmrbuf, m, MPI_DOUBLE, MPI_SUM, g);
+    case OP_NALLREDUCE: return MPI_Neighbor_allgather(k->dsbuf, m, MPI_DOUBLE, k->dmgbuf, m, MPI_DOUBLE, g);
     default:
         return MPI_Neighbor_alltoallw(sb, k->mscnt, k->msdb, k->mtypes, rb, k->mrcnt, k->mrdb, k->mtypes, g);
     }
@@ -91,6 +95,7 @@ static int mpi_nonblocking(const kase *k, MPI_Comm g, MPI_Request *r)
     case OP_ALLTOALLV:
         return MPI_Ineighbor_alltoallv(sb, k->mscnt, k->msd, MPI_INT, rb, k->mrcnt, k->mrd, MPI_INT, g, r);
     case OP_ALLREDUCE: return MPI_Iallreduce(k->dsbuf, k->dmrbuf, m, MPI_DOUBLE, MPI_SUM, g, r);
+    case OP_NALLREDUCE: return MPI_Ineighbor_allgather(k->dsbuf, m, MPI_DOUBLE, k->dmgbuf, m, MPI_DOUBLE, g, r);
     default:
         return MPI_Ineighbor_alltoallw(sb, k->mscnt, k->msdb, k->mtypes, rb, k->mrcnt, k->mrdb, k->mtypes, g, r);
     }
@@ -111,6 +116,8 @@ static int mpi_persistent_init(const kase *k, MPI_Comm g, MPI_Request *r)
     case OP_ALLTOALLV:
         return MPI_Neighbor_alltoallv_init(sb, k->mscnt, k->msd, MPI_INT, rb, k->mrcnt, k->mrd, MPI_INT, g, in, r);
     case OP_ALLREDUCE: return MPI_Allreduce_init(k->dsbuf, k->dmrbuf, m, MPI_DOUBLE, MPI_SUM, g, in, r);
+    case OP_NALLREDUCE:
+        return MPI_Neighbor_allgather_init(k->dsbuf, m, MPI_DOUBLE, k->dmgbuf, m, MPI_DOUBLE, g, in, r);
     default:
         return MPI_Neighbor_alltoallw_init(sb, k->mscnt, k->msdb, k->mtypes, rb, k->mrcnt, k->mrdb, k->mtypes, g, in,
                                            r);
@@ -189,14 +196,19 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
     const variant *v = s->v;
     int rc;
     if (v->mpi) {
-        if (v->form == F_BLOCKING) return mpi_call(k, c->graph, F_BLOCKING, NULL);
-        if (v->form == F_NONBLOCKING) {
+        if (v->form == F_BLOCKING) {
+            rc = mpi_call(k, c->graph, F_BLOCKING, NULL);
+        } else if (v->form == F_NONBLOCKING) {
             MPI_Request r;
             rc = mpi_call(k, c->graph, F_NONBLOCKING, &r);
-            return rc != MPI_SUCCESS ? rc : MPI_Wait(&r, MPI_STATUS_IGNORE);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Start(&s->mreq);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&s->mreq, MPI_STATUS_IGNORE);
         }
-        rc = MPI_Start(&s->mreq);
-        return rc != MPI_SUCCESS ? rc : MPI_Wait(&s->mreq, MPI_STATUS_IGNORE);
+        /* the neighbourhood allreduce users write today: gather, then sum */
+        if (rc == MPI_SUCCESS && k->op == OP_NALLREDUCE) nreduce_baseline_sum(k, c);
+        return rc;
     }
     if (v->form == F_BLOCKING) return cart_blocking(k, cart_comm(c, s));
     if (v->form == F_NONBLOCKING) {
@@ -251,7 +263,7 @@ static void check_mpi_result(vstate *s, kase *k, const nbhctx *c)
 void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
 {
     if (s->err || s->skip) return; /* every process knows (agreed by the caller) */
-    if (k->op == OP_ALLREDUCE) {
+    if (op_reduces(k->op)) {
         check_allreduce(s, k, c, inject_fault);
         return;
     }

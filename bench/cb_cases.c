@@ -460,6 +460,7 @@ int setup_case(kase *k, const nbhctx *c, const options *o, int op, int m)
 {
     memset(k, 0, sizeof *k);
     if (op == OP_ALLREDUCE) return setup_global_case(k, o, m);
+    if (op == OP_NALLREDUCE) return setup_nreduce_case(k, c, o, m);
     int me;
     MPI_Comm_rank(c->comm[0][0], &me);
     k->op = op;
@@ -480,7 +481,8 @@ void free_case(kase *k)
     if (k->cref != k->ref) free(k->cref);
     void *p[] = { k->cnt,  k->sd,   k->rd,   k->sbuf,  k->rbuf,   k->sdb,    k->rdb,   k->types,
                   k->msbuf, k->mrbuf, k->mscnt, k->mrcnt, k->msd,    k->mrd,    k->mpos,  k->msdb,
-                  k->mrdb,  k->mtypes, k->expect, k->ref,  k->dsbuf,  k->drbuf,  k->dmrbuf, k->dexpect };
+                  k->mrdb,  k->mtypes, k->expect, k->ref,  k->dsbuf,  k->drbuf,  k->dmrbuf, k->dexpect,
+                  k->dmgbuf };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
     memset(k, 0, sizeof *k);
 }

@@ -33,10 +33,7 @@ int setup_global(nbhctx *c, MPI_Comm world)
     return 0;
 }
 
-/* Element e of process r's send buffer: a small integer, so every partial
- * sum is exact in double and the result does not depend on the order in
- * which an implementation adds. */
-static double send_value(int r, int e)
+double allreduce_value(int r, int e)
 {
     return (double)(r + 1) + 4096.0 * (double)(e % 997);
 }
@@ -59,8 +56,8 @@ int setup_global_case(kase *k, const options *o, int m)
     k->dexpect = xmalloc(sizeof(double) * n);
     double p = world_size;
     for (int e = 0; e < m; e++) {
-        k->dsbuf[e] = send_value(world_rank, e);
-        k->dexpect[e] = p * (p + 1) / 2 + p * 4096.0 * (double)(e % 997); /* sum over r of send_value(r, e) */
+        k->dsbuf[e] = allreduce_value(world_rank, e);
+        k->dexpect[e] = p * (p + 1) / 2 + p * 4096.0 * (double)(e % 997); /* sum over r of allreduce_value(r, e) */
     }
     k->bytes = (long long)m * (long long)sizeof(double);
     return 0;
@@ -73,7 +70,7 @@ void check_allreduce(vstate *s, const kase *k, const nbhctx *c, int inject_fault
     int rc = run_once(s, k, c);
     if (rc != MPI_SUCCESS) {
         char what[256];
-        snprintf(what, sizeof what, "global allreduce m=%d %s", k->m, s->v->name);
+        snprintf(what, sizeof what, "%s allreduce m=%d %s", c->nbh.name, k->m, s->v->name);
         report_error(what, rc);
         s->err = 1;
         return;
@@ -82,8 +79,8 @@ void check_allreduce(vstate *s, const kase *k, const nbhctx *c, int inject_fault
     for (int e = 0; e < k->m; e++)
         if (rb[e] != k->dexpect[e]) {
             if (!s->bad)
-                fprintf(stderr, "cartbench: rank %d: global allreduce m=%d %s: element %d is %.17g, expected %.17g\n",
-                        world_rank, k->m, s->v->name, e, rb[e], k->dexpect[e]);
+                fprintf(stderr, "cartbench: rank %d: %s allreduce m=%d %s: element %d is %.17g, expected %.17g\n",
+                        world_rank, c->nbh.name, k->m, s->v->name, e, rb[e], k->dexpect[e]);
             s->bad = 1;
             return;
         }

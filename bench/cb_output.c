@@ -122,7 +122,8 @@ static int row_rounds(const variant *v, const nbhctx *c, int op, int comm_kind)
     if (v->mpi) return c->t;
     int rounds;
     MPI_Comm comm = comm_kind != COMM_NBH && c->alt[comm_kind] != MPI_COMM_NULL ? c->alt[comm_kind] : c->comm[0][0];
-    if (Cart_schedule_stats(comm, op_is_alltoall(op) ? CART_ALLTOALL : CART_ALLGATHER, alg_const[v->alg], NULL,
+    int coll = op_is_alltoall(op) ? CART_ALLTOALL : op == OP_NALLREDUCE ? CART_ALLREDUCE : CART_ALLGATHER;
+    if (Cart_schedule_stats(comm, coll, alg_const[v->alg], NULL,
                             &rounds, NULL) == MPI_SUCCESS)
         return rounds;
     return -1;

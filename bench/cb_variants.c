@@ -6,10 +6,11 @@
 #include <string.h>
 
 const char *const op_name[NOPS_ALL] = { "allgather", "allgatherv", "allgatherw", "alltoall",
-                                        "alltoallv", "alltoallw",  "allreduce" };
-const char *const op_mpi[NOPS_ALL] = { "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv", "MPI_Neighbor_alltoallw",
-                                       "MPI_Neighbor_alltoall",  "MPI_Neighbor_alltoallv",  "MPI_Neighbor_alltoallw",
-                                       "MPI_Allreduce" };
+                                        "alltoallv", "alltoallw",  "allreduce",  "allreduce" };
+const char *const op_mpi[NOPS_ALL] = { "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv",
+                                       "MPI_Neighbor_alltoallw", "MPI_Neighbor_alltoall",
+                                       "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
+                                       "MPI_Neighbor_allgather + local sum", "MPI_Allreduce" };
 const char *const comm_name[NCOMM] = { "nbh", "mpicart", "graph", "plain" };
 const char *const alg_name[NALG] = { "auto", "direct", "combining", "torus" };
 const int alg_const[NALG] = { CART_ALGORITHM_AUTO, CART_ALGORITHM_DIRECT, CART_ALGORITHM_COMBINING,

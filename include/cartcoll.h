@@ -220,9 +220,13 @@ int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int rel
  *   TORUS      D = sum_k (max positive + max negative k-th coordinate)
  *              rounds, hop by hop; volume sum_i |N_i|_1 for alltoall, the
  *              hops of the shared prefix trie for allgather.
- * CART_ALLREDUCE (neighbourhood meaning) runs the allgather's schedules into
- * temporaries and reduces them in neighbour order at the end: its figures
- * are the allgather's.  The rooted CART_BCAST ... CART_REDUCE run one
+ * CART_ALLREDUCE (neighbourhood meaning): on a box-shaped neighbourhood
+ * (see Cart_allreduce) COMBINING and TORUS report the schedule that reduces
+ * on the way, one block per round (a radius-1 Moore neighbourhood: 2
+ * rounds and 2 blocks per dimension; TORUS: D rounds); DIRECT, and every
+ * algorithm elsewhere, the allgather's figures (it gathers, then reduces).
+ * These are the figures for commutative operations; non-commutative ones
+ * always use the allgather's schedules.  The rooted CART_BCAST ... CART_REDUCE run one
  * message per edge in this release and have no figures yet (MPI_ERR_ARG).
  * CART_ALGORITHM_AUTO reports the algorithm the library would pick for a
  * block of one int.  Any of the output pointers may be NULL.  Local (the
@@ -550,13 +554,31 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  *     communication;
  *   - a user-defined operation must stay valid while a request using it
  *     exists (persistent: until Cart_request_free).
- * On Cartesian neighbourhoods (Cart_neighborhood_create, MPI_Cart_create,
- * detected graphs) allreduce runs the allgather's schedules (DIRECT,
- * COMBINING or TORUS, chosen like the allgather's, the cartcoll_algorithm
- * info key and CARTCOLL_ALGORITHM apply) into temporaries and reduces them in
- * neighbour order after the last phase; the others, and all of them on other
- * graphs, run one message per edge (DIRECT).  Schedules that reduce on the
- * way come later.
+ * Allreduce on Cartesian neighbourhoods (Cart_neighborhood_create,
+ * MPI_Cart_create, detected graphs):
+ *   - with a commutative operation on a box-shaped neighbourhood (the
+ *     offsets are, each once, the points of a box prod_k [lo_k, hi_k]
+ *     around the zero vector, with or without it: Moore neighbourhoods of
+ *     any radius, the 3^d - 1 and 3^d point stencils) it REDUCES ON THE WAY:
+ *     per dimension a window sum of partial results, one block per round,
+ *     so volume no longer grows with t (d = 3 radius 1: 6 rounds and 6
+ *     blocks instead of 26; d = 4: 8 instead of 80).  COMBINING takes, per
+ *     dimension, direct receives or (periodic dimensions, radius >= 2)
+ *     window doubling, at most 4 rounds per dimension up to radius 4 on a
+ *     torus and radius 2 on a mesh; TORUS runs two pipelines hop by hop
+ *     (D rounds).  No subtraction: MPI_MAX, MPI_LAND and user operations
+ *     work; results of floating-point sums may differ from a
+ *     neighbour-order sum in the last bits, as with any MPI reduction;
+ *   - otherwise (a non-commutative operation, another neighbourhood,
+ *     CART_ALGORITHM_DIRECT) it runs the allgather's schedules (DIRECT,
+ *     COMBINING or TORUS, chosen like the allgather's) into temporaries and
+ *     reduces them in neighbour order after the last phase.
+ *   CART_ALGORITHM_AUTO compares the two with the cost model (at one block
+ *   of a few bytes one message per neighbour in a single phase may win on a
+ *   few processes); the cartcoll_algorithm info key and CARTCOLL_ALGORITHM
+ *   apply (DIRECT: gather; COMBINING/TORUS: on the way where possible).
+ * The other collectives of this section, and all of them on other graphs,
+ * run one message per edge (DIRECT).
  *
  * Status of this release: global and inter-communicator meaning of every
  * collective; neighbourhood meaning of every collective on every

@@ -272,6 +272,7 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
     if (onway) {
         rc = plan_onway(who, n, priv, mode, onway, want, tag, blocks, &plans[0]);
         *nplans = rc == MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
         return rc;
     }
     if (coll > CC_ALLTOALL) {
@@ -336,7 +337,7 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
     if (rc == MPI_SUCCESS) rc = onway_of(who, a, cs->nbh, cs->nbh->defaults, &onway);
     if (rc == MPI_SUCCESS)
-        cacheable = a->collective <= CC_ALLTOALL && !cs->nbh->graph &&
+        cacheable = (a->collective <= CC_ALLTOALL || a->collective == CC_ALLREDUCE) && !cs->nbh->graph &&
                     /* (the cache reads t entries of the caller's arrays) */
                     cc_nbh_nsendblocks(cs->nbh) == cs->nbh->t && cc_nbh_nrecvblocks(cs->nbh) == cs->nbh->t &&
                     cc_plancache_eligible(a, cs->nbh->t);

@@ -68,7 +68,8 @@ static arrays arrays_of(const cc_args *a)
 static int same(const cc_args *a, const cc_args *b, int t)
 {
     if (a->collective != b->collective || a->variant != b->variant || a->sendbuf != b->sendbuf ||
-        a->recvbuf != b->recvbuf || a->sendcount != b->sendcount || a->sendtype != b->sendtype)
+        a->recvbuf != b->recvbuf || a->sendcount != b->sendcount || a->sendtype != b->sendtype ||
+        a->op != b->op || a->in_place != b->in_place || a->root != b->root)
         return 0;
     if (a->variant != CC_W && a->recvtype != b->recvtype) return 0;
     if (a->variant == CC_REGULAR) return a->recvcount == b->recvcount;

@@ -1,0 +1,47 @@
+/* cartbench --ops allreduce: Cart_allreduce with neighbourhood meaning (sum
+ * of m doubles over the in-neighbours R - N[i]) against what users write
+ * today, MPI_Neighbor_allgather and a local sum (also what mpi-ortholib
+ * does).  This file makes the case's buffers and expected sums and does the
+ * baseline's sum; the calls are in cb_calls.c, the check in cb_global.c. */
+#define _POSIX_C_SOURCE 200809L
+#include "cartbench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int setup_nreduce_case(kase *k, const nbhctx *c, const options *o, int m)
+{
+    k->op = OP_NALLREDUCE;
+    k->m = m;
+    k->t = c->t;
+    double need = sizeof(double) * (double)m * (4.0 + (double)(c->indeg > 0 ? c->indeg : 1));
+    if (need > o->max_mib * 1048576.0) return 1;
+    size_t n = (size_t)m, in = (size_t)(c->indeg > 0 ? c->indeg : 1);
+    k->dsbuf = xmalloc(sizeof(double) * n);
+    k->drbuf = xmalloc(sizeof(double) * n);
+    k->dmrbuf = xmalloc(sizeof(double) * n);
+    k->dexpect = xmalloc(sizeof(double) * n);
+    k->dmgbuf = xmalloc(sizeof(double) * n * in);
+    int sources = 0;
+    for (int i = 0; i < c->t; i++) sources += c->exp_src[i] != MPI_PROC_NULL;
+    for (int e = 0; e < m; e++) {
+        k->dsbuf[e] = allreduce_value(world_rank, e);
+        double sum = 0;
+        for (int i = 0; i < c->t; i++)
+            if (c->exp_src[i] != MPI_PROC_NULL) sum += allreduce_value(c->exp_src[i], e);
+        k->dexpect[e] = sources ? sum : -1.0; /* no source: untouched (check_allreduce fills -1) */
+    }
+    k->bytes = (long long)m * (long long)sizeof(double) * sources;
+    return 0;
+}
+
+void nreduce_baseline_sum(const kase *k, const nbhctx *c)
+{
+    size_t m = (size_t)k->m;
+    if (c->indeg == 0) return;
+    memcpy(k->dmrbuf, k->dmgbuf, sizeof(double) * m);
+    for (int j = 1; j < c->indeg; j++) {
+        const double *b = k->dmgbuf + (size_t)j * m;
+        for (size_t e = 0; e < m; e++) k->dmrbuf[e] += b[e];
+    }
+}
