@@ -202,7 +202,7 @@ int Cart_stencil_count(int d, int metric, int shadow, int depth, int *count);
 int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int relatives[]);
 
 /* Cart_schedule_stats - properties of the schedule of `algorithm` for
- * `collective` (CART_ALLGATHER or CART_ALLTOALL) on this neighbourhood:
+ * `collective` (CART_ALLGATHER ... CART_ALLREDUCE) on this neighbourhood:
  * the number of phases (DIRECT: one; COMBINING and TORUS: the dimensions
  * with a non-zero coordinate, worked through one after the other), the
  * rounds (combined messages sent per process per operation; the rounds of a
@@ -226,8 +226,14 @@ int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int rel
  * rounds and 2 blocks per dimension; TORUS: D rounds); DIRECT, and every
  * algorithm elsewhere, the allgather's figures (it gathers, then reduces).
  * These are the figures for commutative operations; non-commutative ones
- * always use the allgather's schedules.  The rooted CART_BCAST ... CART_REDUCE run one
- * message per edge in this release and have no figures yet (MPI_ERR_ARG).
+ * always use the allgather's schedules.  The rooted CART_BCAST ...
+ * CART_REDUCE report the ROOT's figures for the trees their regular calls
+ * use (bcast, gather and reduce ride on the allgather's schedules, scatter
+ * on the alltoall's): its phases, the rounds in which it sends (bcast,
+ * scatter) or receives (gather, reduce) and the blocks it sends or
+ * receives (each distinct neighbour's block once, scatter each non-zero
+ * vector's; a bcast root sends its one block once per round).  DIRECT: one
+ * round per distinct non-zero vector.
  * CART_ALGORITHM_AUTO reports the algorithm the library would pick for a
  * block of one int.  Any of the output pointers may be NULL.  Local (the
  * first query of a schedule builds it).  On a small grid execution uses
@@ -577,8 +583,19 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  *   of a few bytes one message per neighbour in a single phase may win on a
  *   few processes); the cartcoll_algorithm info key and CARTCOLL_ALGORITHM
  *   apply (DIRECT: gather; COMBINING/TORUS: on the way where possible).
- * The other collectives of this section, and all of them on other graphs,
- * run one message per edge (DIRECT).
+ * Bcast, gather, scatter and reduce (neighbourhood meaning) on
+ * Cart_neighborhood_create communicators, regular (not v) calls: along the
+ * dimension-wise trees of the allgather's schedules (scatter: the
+ * alltoall's), so the root sends or receives about one message per
+ * distinct coordinate and dimension instead of one per neighbour; other
+ * processes, also outside the root's neighbourhood, forward on the way
+ * (seed 000 allows helpers).  A gather's or reduce's blocks arrive at the
+ * root combined; a reduce then reduces them in neighbour order (any
+ * operation).  CART_ALGORITHM_AUTO compares the trees with one message per
+ * edge by the cost model at the call's block size; Cart_schedule_stats
+ * gives the root's figures.  The v calls, barrier, and every rooted
+ * collective on MPI_Cart_create communicators and graphs run one message
+ * per edge (DIRECT).
  *
  * Status of this release: global and inter-communicator meaning of every
  * collective; neighbourhood meaning of every collective on every

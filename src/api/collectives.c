@@ -144,12 +144,12 @@ static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p)
 
 /* A call's blocks, described once for checks, model and plans.  Local:
  * MPI_SUCCESS or an error code (not raised). */
-static int gathered(const cc_args *a, const cc_nbh *n, int onway);
+static int gathered(const cc_args *a, const cc_nbh *n, int special);
 
-static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, int onway, cc_blocks **blocks)
+static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, int special, cc_blocks **blocks)
 {
     int rc;
-    if (gathered(a, n, onway)) {
+    if (gathered(a, n, special)) {
         rc = cc_blocks_new_gathered(a, n->t, blocks);
     } else if (a->collective > CC_ALLTOALL) {
         /* Per-edge plans: the caller's blocks in its own order; which sides
@@ -165,7 +165,14 @@ static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, int
         rc = cc_blocks_new(a, cc_args_nsend(a, n->graph ? n->outdeg : n->t), n->t, n->sperm, n->rperm, blocks);
     }
     if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
-    if ((rc = check_blocks(who, a, n, *blocks)) != MPI_SUCCESS) {
+    if ((rc = check_blocks(who, a, n, *blocks)) == MPI_SUCCESS && special && a->collective != CC_ALLREDUCE) {
+        /* A rooted call along a tree: checked as one message per edge (its
+         * errors do not depend on the algorithm), then its tree's blocks. */
+        cc_blocks_release(*blocks);
+        *blocks = NULL;
+        if ((rc = cc_rooted_blocks(a, n, blocks)) != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
+    }
+    if (rc != MPI_SUCCESS) {
         cc_blocks_release(*blocks);
         *blocks = NULL;
     }
@@ -195,41 +202,44 @@ static int plan_edges(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm pri
 }
 
 /* An allreduce on a Cartesian neighbourhood reduces on the way where it
- * can (`onway`: the algorithm, see cc_choose_allreduce); otherwise it runs
+ * can (`special`: its algorithm, see cc_choose_allreduce); otherwise it runs
  * the allgather's schedules (every algorithm, chosen like the allgather's)
  * into temporaries and reduces them in neighbour order after the last
  * phase. */
-static int gathered(const cc_args *a, const cc_nbh *n, int onway)
+static int gathered(const cc_args *a, const cc_nbh *n, int special)
 {
-    return a->collective == CC_ALLREDUCE && !n->graph && !onway;
+    return a->collective == CC_ALLREDUCE && !n->graph && !special;
 }
 
-/* Decide `onway` for call a under the choice `want` (everything it reads
- * is the same on every process once want is).  Local: MPI_SUCCESS or an
- * error code. */
-static int onway_of(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *onway)
+/* Decide for call a under the choice `want` whether it takes a schedule of
+ * its own (*special: its algorithm, else 0): an allreduce that reduces on
+ * the way, a rooted collective along trees (api/rooted.c).  Everything it
+ * reads is the same on every process once want is.  Local: MPI_SUCCESS or
+ * an error code. */
+static int special_of(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *special)
 {
     int size = 0, st = CC_OK;
-    *onway = 0;
-    if (a->collective != CC_ALLREDUCE || n->graph) return MPI_SUCCESS;
+    *special = 0;
+    if (a->collective != CC_ALLREDUCE) return cc_rooted_tree(who, a, n, want, special);
+    if (n->graph) return MPI_SUCCESS;
     if (MPI_Type_size(a->recvtype, &size) == MPI_SUCCESS)
-        st = cc_choose_allreduce(n, a->op, (double)size * a->recvcount, want, onway);
+        st = cc_choose_allreduce(n, a->op, (double)size * a->recvcount, want, special);
     return st == CC_OK ? MPI_SUCCESS : status_code(who, st);
 }
 
 /* The plan of an allreduce that reduces on the way: one candidate; its
  * messages are single blocks, which the datatype executor sends as they
  * are. */
-static int plan_onway(const char *who, cc_nbh *n, MPI_Comm priv, int mode, int onway, cc_choice want, int tag,
+static int plan_onway(const char *who, cc_nbh *n, MPI_Comm priv, int mode, int alg, cc_choice want, int tag,
                       cc_blocks *blocks, cc_plan **plan)
 {
     const cc_schedule *s;
     const cc_local *l;
-    int st = cc_nbh_schedule(n, CC_ALLREDUCE, onway, &s);
-    if (st == CC_OK) st = cc_nbh_local(n, CC_ALLREDUCE, onway, &l);
+    int st = cc_nbh_schedule(n, CC_ALLREDUCE, alg, &s);
+    if (st == CC_OK) st = cc_nbh_local(n, CC_ALLREDUCE, alg, &l);
     if (st != CC_OK) return status_code(who, st);
     int ex = want.executor != CC_EXEC_AUTO ? want.executor : CC_EXEC_DATATYPE;
-    int rc = cc_plan_create(plan, s, l, blocks, onway, ex, mode == CC_MODE_PERSISTENT, priv, tag);
+    int rc = cc_plan_create(plan, s, l, blocks, alg, ex, mode == CC_MODE_PERSISTENT, priv, tag);
     return rc == MPI_SUCCESS ? rc : cc_error_mpi_code(rc, who);
 }
 
@@ -262,22 +272,38 @@ static int *gathered_operands(cc_nbh *n, int *len)
  * error code (not raised).  Non-persistent plans get their tag later
  * (cc_comm_tag), persistent ones use `tag`. */
 static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
-                     cc_choice want, int onway, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
+                     cc_choice want, int special, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
     cc_nbh *n = cs->nbh;
     int rc = MPI_SUCCESS;
     cc_candidates cand;
     *nplans = 0;
-    int coll = gathered(a, n, onway) ? CC_ALLGATHER : a->collective;
-    if (onway) {
-        rc = plan_onway(who, n, priv, mode, onway, want, tag, blocks, &plans[0]);
+    int coll = gathered(a, n, special) ? CC_ALLGATHER : a->collective;
+    if (special && a->collective == CC_ALLREDUCE) {
+        rc = plan_onway(who, n, priv, mode, special, want, tag, blocks, &plans[0]);
         *nplans = rc == MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
+        return rc;
+    }
+    if (special) {
+        rc = cc_rooted_plan(who, a, n, priv, mode == CC_MODE_PERSISTENT, special, want, tag, blocks, &plans[0]);
+        *nplans = rc == MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && a->collective == CC_REDUCE && a->root == n->rank) {
+            /* the root reduces what it gathered, in neighbour order */
+            int len = 0, *ops = gathered_operands(n, &len);
+            if (!ops || cc_plan_set_reduce(plans[0], ops, len) != MPI_SUCCESS) {
+                release_plan(cs, plans[0]);
+                *nplans = 0;
+                rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
+            }
+        }
         if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
         return rc;
     }
     if (coll > CC_ALLTOALL) {
         rc = plan_edges(who, a, n, priv, mode, tag, blocks, &plans[0]);
         *nplans = rc == MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
         return rc;
     }
     /* Detected graphs and MPI_Cart_create communicators have MPI's meaning,
@@ -332,24 +358,27 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
                      Cart_request *request)
 {
     cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0, rc = MPI_SUCCESS, cacheable = 0, onway = 0;
+    int nplans = 0, rc = MPI_SUCCESS, cacheable = 0, special = 0;
     if (mode != CC_MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
-    if (rc == MPI_SUCCESS) rc = onway_of(who, a, cs->nbh, cs->nbh->defaults, &onway);
-    if (rc == MPI_SUCCESS)
-        cacheable = (a->collective <= CC_ALLTOALL || a->collective == CC_ALLREDUCE) && !cs->nbh->graph &&
+    if (rc == MPI_SUCCESS) rc = special_of(who, a, cs->nbh, cs->nbh->defaults, &special);
+    if (rc == MPI_SUCCESS) {
+        int rooted = a->collective >= CC_BCAST && a->collective <= CC_REDUCE;
+        cacheable = (a->collective <= CC_ALLTOALL || a->collective == CC_ALLREDUCE || rooted) && !cs->nbh->graph &&
                     /* (the cache reads t entries of the caller's arrays) */
                     cc_nbh_nsendblocks(cs->nbh) == cs->nbh->t && cc_nbh_nrecvblocks(cs->nbh) == cs->nbh->t &&
-                    cc_plancache_eligible(a, cs->nbh->t);
+                    (rooted ? cc_plancache_eligible_rooted(a, a->root == cs->nbh->rank)
+                            : cc_plancache_eligible(a, cs->nbh->t));
+    }
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
     if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
         nplans = 1;
     } else if (rc == MPI_SUCCESS) {
         cc_blocks *blocks;
-        rc = describe_call(who, a, cs->nbh, onway, &blocks);
+        rc = describe_call(who, a, cs->nbh, special, &blocks);
         if (rc == MPI_SUCCESS) {
-            rc = plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, onway, 0, blocks, plans, &nplans);
+            rc = plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, special, 0, blocks, plans, &nplans);
             cc_blocks_release(blocks);
         }
     }
@@ -386,8 +415,8 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
     cc_blocks *blocks = NULL;
-    int onway = 0, local = 0;
-    if (rc == MPI_SUCCESS) rc = onway_of(who, a, cs->nbh, want, &local);
+    int special = 0, local = 0;
+    if (rc == MPI_SUCCESS) rc = special_of(who, a, cs->nbh, want, &local);
     if (rc == MPI_SUCCESS) rc = describe_call(who, a, cs->nbh, local, &blocks);
     int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, a->collective > CC_ALLTOALL ? a->root : -1, &tag);
     if (agreed != MPI_SUCCESS) {
@@ -395,17 +424,19 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
         return cc_error_raise(comm, agreed);
     }
     if (want.async) cc_progress_async_start();
-    /* The agreed choice may make an allreduce gather where this process's
-     * own choice reduced on the way, or the other way round. */
-    rc = onway_of(who, a, cs->nbh, want, &onway);
-    if (rc == MPI_SUCCESS && gathered(a, cs->nbh, onway) != gathered(a, cs->nbh, local)) {
+    /* The agreed choice may differ from this process's own (an allreduce
+     * that gathers instead of reducing on the way, a rooted call without
+     * its tree, or the other way round): then the blocks do too. */
+    rc = special_of(who, a, cs->nbh, want, &special);
+    if (rc == MPI_SUCCESS && special != local) {
         cc_blocks_release(blocks);
         blocks = NULL;
-        rc = describe_call(who, a, cs->nbh, onway, &blocks);
+        rc = describe_call(who, a, cs->nbh, special, &blocks);
     }
     cc_plan *plans[CC_MAX_CANDIDATES];
     int nplans = 0;
-    if (rc == MPI_SUCCESS) rc = plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, onway, tag, blocks, plans, &nplans);
+    if (rc == MPI_SUCCESS)
+        rc = plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, special, tag, blocks, plans, &nplans);
     cc_blocks_release(blocks);
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {

@@ -145,18 +145,28 @@ int Cart_relative_coordinates(MPI_Comm comm, int rank, int dest, int relative[])
 
 /* ---- schedule statistics ------------------------------------------------ */
 
+/* The root's figures: its phases, and the rounds and blocks in which it
+ * sends (bcast, scatter) or receives (gather, reduce). */
+static int rooted_stats(const cc_nset *raw, int routed, int collective, int algorithm, long long *p, long long *r,
+                        long long *v)
+{
+    cc_schedule *s;
+    int mode = collective == CART_BCAST || collective == CART_SCATTER ? CC_ROOT_FROM : CC_ROOT_TO;
+    int st = cc_schedule_build(raw, routed, algorithm, &s);
+    if (st == CC_OK) st = cc_rooted_stats(s, mode, p, r, v);
+    cc_schedule_free(s);
+    return st;
+}
+
 int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *phases, int *rounds, int *volume)
 {
     static const char *const who = "Cart_schedule_stats";
     cc_nbh *n = NULL;
     int rc = get_nbh(cartcomm, who, &n);
     if (rc != MPI_SUCCESS) return rc;
-    if (collective >= CART_BCAST && collective <= CART_REDUCE)
-        return cc_error(cartcomm, MPI_ERR_ARG, "%s: collective = %d: the rooted collectives run one message per "
-                        "edge in this release (no schedule figures yet)", who, collective);
-    if (collective != CART_ALLGATHER && collective != CART_ALLTOALL && collective != CART_ALLREDUCE)
-        return cc_error(cartcomm, MPI_ERR_ARG,
-                        "%s: collective = %d is not CART_ALLGATHER, CART_ALLTOALL or CART_ALLREDUCE", who, collective);
+    if (collective < CART_ALLGATHER || collective > CART_ALLREDUCE)
+        return cc_error(cartcomm, MPI_ERR_ARG, "%s: collective = %d is not one of CART_ALLGATHER ... CART_ALLREDUCE",
+                        who, collective);
     if (algorithm < CART_ALGORITHM_AUTO || algorithm > CART_ALGORITHM_TORUS)
         return cc_error(cartcomm, MPI_ERR_ARG, "%s: unknown algorithm %d", who, algorithm);
     /* An allreduce reduces on the way on box-shaped neighbourhoods (a
@@ -167,7 +177,12 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
         cc_choose_allreduce(n, MPI_SUM, (double)sizeof(int), (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, &onway) != CC_OK)
         return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
     if (onway) algorithm = onway;
-    int routed = collective == CART_ALLREDUCE ? CART_ALLGATHER : collective;
+    /* Rooted collectives ride on the allgather's (alltoall's: scatter)
+     * trees. */
+    int rooted = collective >= CART_BCAST && collective <= CART_REDUCE;
+    int routed = collective == CART_ALLREDUCE || (rooted && collective != CART_SCATTER) ? CART_ALLGATHER
+                 : collective == CART_SCATTER                                            ? CART_ALLTOALL
+                                                                                         : collective;
     if (algorithm == CART_ALGORITHM_AUTO) {
         /* What a one-int block would use. */
         cc_blk *recv = cc_alloc_zarray((size_t)n->t, sizeof *recv);
@@ -181,8 +196,11 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm, int *p
     }
     cc_nset raw = { n->d, n->t, n->offsets, NULL, n->periods };
     long long p, r, v;
-    if (cc_schedule_stats(&raw, collective, algorithm, &p, &r, &v) != CC_OK)
-        return cc_error(cartcomm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    int st = rooted ? rooted_stats(&raw, routed, collective, algorithm, &p, &r, &v)
+                    : cc_schedule_stats(&raw, collective, algorithm, &p, &r, &v);
+    if (st != CC_OK)
+        return cc_error(cartcomm, st == CC_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_COUNT, "%s: %s", who,
+                        st == CC_ENOMEM ? "out of memory" : "the neighbourhood is too large for these figures");
     /* A TORUS phase, as in seed 001, is a dimension; internally its hop steps
      * are separate phases (each depends on the one before). */
     long long dims_used = 0, unused;

@@ -42,6 +42,18 @@ int cc_plancache_eligible(const cc_args *a, int t)
     return 1;
 }
 
+int cc_plancache_eligible_rooted(const cc_args *a, int here)
+{
+    if (a->variant != CC_REGULAR) return 0;
+    switch (a->collective) {
+    case CC_GATHER: return (here && a->in_place ? 1 : named(a->sendtype)) && (!here || named(a->recvtype));
+    case CC_SCATTER: return (here && a->in_place ? 1 : named(a->recvtype)) && (!here || named(a->sendtype));
+    case CC_BCAST:
+    case CC_REDUCE: return named(a->recvtype);
+    default: return 0;
+    }
+}
+
 /* Arrays of a call: which are present depends on collective and variant. */
 typedef struct arrays {
     const void *p[6];

@@ -18,6 +18,10 @@
 
 /* Whether a call may be cached: all its datatypes are predefined. */
 int cc_plancache_eligible(const cc_args *a, int t);
+/* The same for a regular bcast, gather, scatter or reduce: only the
+ * datatypes significant at this process (`here`: it is the root), since
+ * the others may be anything the user passed. */
+int cc_plancache_eligible_rooted(const cc_args *a, int here);
 
 /* A free cached plan for these arguments, now in use; NULL if none. */
 cc_plan *cc_plancache_take(cc_comm *c, const cc_args *a);

@@ -1,6 +1,7 @@
 #include "sched/localize.h"
 #include "util/alloc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,18 @@ typedef struct ctx {
     long long *org;  /* scratch: origin coordinates */
     int mesh;        /* any non-periodic dimension? */
     unsigned char *live; /* onway: which slots hold a partial here (SEND, RECV, TEMP) */
+    const cc_rooted *rt; /* rooted collectives, else NULL */
+    int istar;       /* CC_ROOT_FROM: the leaf delivered into RECV 0 here, -1 none */
+    int isroot;      /* this process is the root */
 } ctx;
+
+/* Coordinate x on dimension k is the root's (wrapping on periodic ones). */
+static int at_root(const ctx *c, int k, long long x)
+{
+    long long p = c->g->dims[k];
+    if (c->g->periods[k]) x = ((x % p) + p) % p;
+    return x == c->rt->root[k];
+}
 
 static unsigned char *live_at(const ctx *c, int slot)
 {
@@ -46,7 +58,7 @@ static int on_mesh(const ctx *c, int k, long long x)
 /* Does the instance carried by entry e exist at holder H (phase at kpos)? */
 static int exists_at(const ctx *c, const int H[], const cc_entry *e, int kpos)
 {
-    if (!c->mesh || c->s->onway) return 1; /* onway: partials exist wherever processes do */
+    if ((!c->mesh && !c->rt) || c->s->onway) return 1; /* onway: partials exist wherever processes do */
     const cc_schedule *s = c->s;
     int d = s->d, axis = s->order[kpos];
     const int *lead = s->offs + (size_t)s->perm[e->lo] * d;
@@ -54,11 +66,13 @@ static int exists_at(const ctx *c, const int H[], const cc_entry *e, int kpos)
         long long pre = c->pos[k] < kpos ? lead[k] : (k == axis ? e->moved : 0);
         c->org[k] = (long long)H[k] - pre;
         if (!on_mesh(c, k, c->org[k])) return 0;
+        if (c->rt && c->rt->mode == CC_ROOT_FROM && !at_root(c, k, c->org[k])) return 0;
     }
+    int to = c->rt && c->rt->mode == CC_ROOT_TO;
     for (int l = e->lo; l < e->hi; l++) {
         const int *n = s->offs + (size_t)s->perm[l] * d;
         int k = 0;
-        while (k < d && on_mesh(c, k, c->org[k] + n[k])) k++;
+        while (k < d && on_mesh(c, k, c->org[k] + n[k]) && (!to || at_root(c, k, c->org[k] + n[k]))) k++;
         if (k == d) return 1;
     }
     return 0;
@@ -78,6 +92,13 @@ static int is_direct(const cc_entry *e)
 static int remap(const ctx *c, int slot)
 {
     if (c->s->onway) return slot;
+    /* Rooted: receive blocks are scratch on the way (TEMP2), except the
+     * delivered one (FROM: into the one buffer, RECV 0) and the root's own
+     * (TO). */
+    if (c->rt && CC_SLOT_KIND(slot) == CC_SLOT_RECV && !(c->rt->mode == CC_ROOT_TO && c->isroot)) {
+        int i = CC_SLOT_INDEX(slot);
+        return i == c->istar ? CC_SLOT(CC_SLOT_RECV, 0) : CC_SLOT(CC_SLOT_TEMP2, i);
+    }
     if (CC_SLOT_KIND(slot) == CC_SLOT_RECV && !has_source(c, CC_SLOT_INDEX(slot)))
         return CC_SLOT(CC_SLOT_TEMP2, CC_SLOT_INDEX(slot));
     return slot;
@@ -140,13 +161,51 @@ static void localize_round(cc_local *l, ctx *c, const cc_phase *ph, int r, int *
     l->rounds[l->nrounds++] = lr;
 }
 
+/* Whether the process's copy producing leaf `leaf` runs: its source
+ * exists, and a rooted plan keeps only what it delivers. */
+static int keeps_copy(const ctx *c, int leaf)
+{
+    if (!has_source(c, leaf)) return 0;
+    if (!c->rt) return 1;
+    if (c->rt->mode == CC_ROOT_FROM) return leaf == c->istar;
+    if (!c->isroot) return 0;
+    /* only zero vectors (reduced) lead from the root to itself */
+    const int *n = c->s->offs + (size_t)leaf * c->s->d;
+    int self = 1;
+    for (int k = 0; k < c->s->d; k++) self &= n[k] == 0;
+    return !(self && c->rt->skip_self);
+}
+
+/* CC_ROOT_FROM: the leaf i (first or last) with this process = root + N[i]. */
+static int delivered_leaf(const ctx *c)
+{
+    const cc_schedule *s = c->s;
+    int d = s->d, found = -1;
+    if (!c->rt->deliver) return -1;
+    for (int i = 0; i < s->t; i++) {
+        const int *n = s->offs + (size_t)i * d;
+        int k = 0;
+        while (k < d && on_mesh(c, k, (long long)c->me[k] - n[k]) && at_root(c, k, (long long)c->me[k] - n[k])) k++;
+        if (k < d) continue;
+        found = i;
+        if (!c->rt->last) break;
+    }
+    return found;
+}
+
 int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_local **out)
+{
+    return cc_localize_rooted(s, g, coords, NULL, out);
+}
+
+int cc_localize_rooted(const cc_schedule *s, const cc_grid *g, const int coords[], const cc_rooted *rt,
+                       cc_local **out)
 {
     *out = NULL;
     int d = s->d;
     cc_local *l = calloc(1, sizeof *l);
     ctx c = { s, g, coords, cc_alloc_array((size_t)d, sizeof(int)),
-              cc_alloc_array((size_t)d, sizeof(long long)), 0, NULL };
+              cc_alloc_array((size_t)d, sizeof(long long)), 0, NULL, rt, -1, 0 };
     int *H = cc_alloc_array((size_t)d, sizeof(int));
     if (l) {
         l->phase_first = malloc(sizeof(int) * ((size_t)s->nphases + 1));
@@ -172,6 +231,11 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
         c.pos[s->order[k]] = k;
         if (!g->periods[k]) c.mesh = 1;
     }
+    if (rt) {
+        c.isroot = 1;
+        for (int k = 0; k < d; k++) c.isroot &= coords[k] == rt->root[k];
+        if (rt->mode == CC_ROOT_FROM) c.istar = delivered_leaf(&c);
+    }
 
     if (c.live) c.live[0] = 1; /* the send buffer */
     for (int p = 0; p < s->nphases; p++) {
@@ -190,7 +254,7 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
     if (c.live) l->fold_first[l->nphases] = l->nfolds;
 
     for (int j = 0; j < s->ncopies; j++) {
-        if (!has_source(&c, s->copies[j].leaf)) continue;
+        if (!keeps_copy(&c, s->copies[j].leaf)) continue;
         l->copies[2 * l->ncopies] = remap(&c, s->copies[j].src);
         l->copies[2 * l->ncopies + 1] = remap(&c, s->copies[j].dst);
         l->ncopies++;
@@ -201,4 +265,45 @@ int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_l
     free(H);
     *out = l;
     return CC_OK;
+}
+
+int cc_rooted_stats(const cc_schedule *s, int mode, long long *phases, long long *rounds, long long *volume)
+{
+    int d = s->d, rc = CC_OK;
+    int *dims = cc_alloc_array((size_t)d, sizeof(int)), *per = cc_alloc_array((size_t)d, sizeof(int));
+    int *root = cc_alloc_array((size_t)d, sizeof(int));
+    *phases = *rounds = *volume = 0;
+    if (!dims || !per || !root) rc = CC_ENOMEM;
+    long long size = 1;
+    for (int k = 0; rc == CC_OK && k < d; k++) {
+        long long m = 0;
+        for (int i = 0; i < s->t; i++) {
+            long long x = s->offs[(size_t)i * d + k];
+            if ((x < 0 ? -x : x) > m) m = x < 0 ? -x : x;
+        }
+        /* paths and targets stay within 2m of the root */
+        if (4 * m + 1 > INT_MAX / size) rc = CC_ETOOBIG;
+        else size *= 4 * m + 1;
+        dims[k] = (int)(4 * m + 1);
+        per[k] = 1;
+        root[k] = (int)(2 * m);
+    }
+    cc_local *l = NULL;
+    if (rc == CC_OK) {
+        cc_grid g = { d, (int)size, dims, per, 0 };
+        cc_rooted rt = { mode, root, 0, 0, 0 };
+        rc = cc_localize_rooted(s, &g, root, &rt, &l);
+    }
+    for (int r = 0; rc == CC_OK && r < l->nrounds; r++) {
+        const cc_lround *lr = &l->rounds[r];
+        int n = mode == CC_ROOT_FROM ? lr->scount : lr->rcount;
+        *rounds += n > 0;
+        *volume += n;
+    }
+    if (rc == CC_OK) *phases = l->nphases;
+    cc_local_free(l);
+    free(dims);
+    free(per);
+    free(root);
+    return rc;
 }

@@ -53,6 +53,36 @@ enum { CC_FOLD_COPY = 0, CC_FOLD_OP = 1 };
 /* Localize `s` for the process at `coords` on grid `g` (the offsets in `s`
  * must be those reduced for g).  Returns CC_OK or CC_ENOMEM. */
 int cc_localize(const cc_schedule *s, const cc_grid *g, const int coords[], cc_local **out);
+
+/* Rooted collectives on an allgather or alltoall schedule (its
+ * dimension-wise trees, helpers on the way included):
+ *   CC_ROOT_FROM  bcast (allgather) and scatter (alltoall): only instances
+ *                 that left the root travel; a process that is root + N[i]
+ *                 gets the first (bcast) or last (scatter, `last`) such
+ *                 block i in RECV 0, its one buffer (not the root of a
+ *                 bcast: `deliver` = 0 there);
+ *   CC_ROOT_TO    gather and reduce (allgather): only instances bound for
+ *                 the root travel; the root's receive blocks are as in the
+ *                 allgather.
+ * Every other receive block becomes TEMP2 (scratch on the way, like the
+ * receive block).  Sender and receiver evaluate the same predicate. */
+enum { CC_ROOT_FROM = 1, CC_ROOT_TO = 2 };
+typedef struct cc_rooted {
+    int mode;
+    const int *root;   /* the root's coordinates */
+    int last, deliver; /* CC_ROOT_FROM, see above */
+    int skip_self;     /* CC_ROOT_TO at the root (gather's MPI_IN_PLACE): its blocks from
+                        * itself stay as they are (it has no send block) */
+} cc_rooted;
+int cc_localize_rooted(const cc_schedule *s, const cc_grid *g, const int coords[], const cc_rooted *rt,
+                       cc_local **out);
+
+/* The root's figures of a rooted collective on schedule s (built on offsets
+ * as given), on a torus large enough that nothing wraps: its phases, the
+ * rounds in which it sends (FROM) or receives (TO), and the blocks it sends
+ * or receives.  Returns CC_OK, CC_ENOMEM or CC_ETOOBIG (no such torus fits
+ * an int rank). */
+int cc_rooted_stats(const cc_schedule *s, int mode, long long *phases, long long *rounds, long long *volume);
 void cc_local_free(cc_local *l);
 
 #endif

@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
         for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++)
             for (int heur = 0; heur <= (coll == CC_ALLGATHER && alg != CC_DIRECT); heur++) {
-                sim_case c = { d, dims, periods, t, offs, coll, alg };
+                sim_case c = { d, dims, periods, t, offs, coll, alg, 0 };
                 sim_result res;
                 char err[512];
                 long long keep = cc_order_exact_limit;

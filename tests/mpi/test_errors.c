@@ -840,7 +840,7 @@ static void group_queries(void)
     EXPECT(rc, MPI_ERR_ARG, &S, "Cart_stencil", "relatives = NULL");
 
     int ph = -7, ro = -7, vo = -7;
-    static const int badstats[][2] = { { 0, CART_ALGORITHM_DIRECT }, { 3, CART_ALGORITHM_DIRECT },
+    static const int badstats[][2] = { { 0, CART_ALGORITHM_DIRECT }, { 8, CART_ALGORITHM_DIRECT },
                                        { CART_ALLTOALL, -1 }, { CART_ALLGATHER, 4 } };
     for (size_t i = 0; i < sizeof badstats / sizeof badstats[0]; i++) {
         char what[64];

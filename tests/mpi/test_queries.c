@@ -376,6 +376,29 @@ static void check_stats(const int *v, int t, int d, const char *what, long table
             MT_CHECK(r.rounds == 2 * used, "%s: allreduce algorithm %d: %d rounds on a width-3 box, expected %ld", what,
                      alg, r.rounds, 2 * used);
     }
+    /* cartcoll.h: the rooted collectives report the root's figures.  The
+     * root sends (bcast, scatter) or receives (gather, reduce) every block
+     * once: the distinct non-zero vectors' blocks, for scatter every
+     * non-zero vector's; a bcast root sends its one block once per round.
+     * DIRECT: one round per distinct vector; the trees need no more rounds
+     * than the allgather's (alltoall's for scatter). */
+    for (int coll = CART_BCAST; coll <= CART_REDUCE; coll++) {
+        static const char *const names[] = { "bcast", "gather", "scatter", "reduce" };
+        const char *cn = names[coll - CART_BCAST];
+        long blocks = coll == CART_SCATTER ? tnz : tdistinct;
+        int under = coll == CART_SCATTER ? CART_ALLTOALL : CART_ALLGATHER;
+        for (int alg = 1; alg <= 3; alg++) {
+            stats_t r = get_stats(c, coll, alg, what), u = get_stats(c, under, alg, what);
+            long want_v = coll == CART_BCAST ? r.rounds : blocks;
+            MT_CHECK(r.volume == want_v && r.rounds <= u.rounds && r.rounds <= blocks && r.phases <= u.phases &&
+                         (r.rounds > 0) == (blocks > 0),
+                     "%s: %s algorithm %d: root's (%d, %d, %d), expected volume %ld, at most (%d, %d, %ld) rounds", what,
+                     cn, alg, r.phases, r.rounds, r.volume, want_v, u.phases, u.rounds, blocks);
+            if (alg == CART_ALGORITHM_DIRECT)
+                MT_CHECK(r.rounds == tdistinct, "%s: DIRECT %s: root's rounds %d, expected %ld", what, cn, r.rounds,
+                         tdistinct);
+        }
+    }
     stats_t ar = get_stats(c, CART_ALLREDUCE, CART_ALGORITHM_AUTO, what);
     MT_CHECK(!memcmp(&ar, &red[1], sizeof ar) || !memcmp(&ar, &red[2], sizeof ar),
              "%s: AUTO allreduce stats (%d, %d, %d) are neither DIRECT's nor COMBINING's", what, ar.phases, ar.rounds,

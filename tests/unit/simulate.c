@@ -37,6 +37,9 @@ typedef struct proc {
 
 typedef struct sim {
     const sim_case *c;
+    int base;            /* the collective whose schedule runs (rooted: its tree's) */
+    int rooted;          /* CC_ROOT_FROM, CC_ROOT_TO or 0 */
+    int rootco[64];      /* the root's coordinates */
     cc_grid g;
     cc_schedule *s;
     int nsend, t, P;
@@ -56,7 +59,11 @@ static int fail(sim *m, const char *fmt, ...)
     return 1;
 }
 
-static const char *coll_name(int c) { return c == CC_ALLTOALL ? "alltoall" : "allgather"; }
+static const char *coll_name(int c)
+{
+    return c == CC_ALLTOALL ? "alltoall" : c == CC_BCAST ? "bcast" : c == CC_GATHER ? "gather"
+                                         : c == CC_SCATTER ? "scatter" : "allgather";
+}
 static const char *alg_name(int a)
 {
     return a == CC_DIRECT ? "direct" : a == CC_COMBINING ? "combining" : a == CC_TORUS ? "torus" : "?";
@@ -236,7 +243,7 @@ static int same(const void *a, const void *b, size_t n) { return n == 0 || !memc
 static int check_deterministic(sim *m, const cc_nset *ns)
 {
     cc_schedule *s2;
-    if (cc_schedule_build(ns, m->c->collective, m->c->algorithm, &s2)) return fail(m, "second build failed");
+    if (cc_schedule_build(ns, m->base, m->c->algorithm, &s2)) return fail(m, "second build failed");
     const cc_schedule *s = m->s;
     int d = s->d;
     int eq = s->nphases == s2->nphases && s->nrounds == s2->nrounds && s->nentries == s2->nentries &&
@@ -261,7 +268,9 @@ static int setup_procs(sim *m)
     for (int q = 0; q < m->P; q++) {
         proc *p = &m->pr[q];
         cc_grid_coords(&m->g, q, co);
-        if (cc_localize(m->s, &m->g, co, &p->l)) {
+        cc_rooted rt = { m->rooted, m->rootco, m->c->collective == CC_SCATTER,
+                         !(m->c->collective == CC_BCAST && q == m->c->root), 0 };
+        if (cc_localize_rooted(m->s, &m->g, co, m->rooted ? &rt : NULL, &p->l)) {
             free(co);
             return fail(m, "cc_localize failed at rank %d", q);
         }
@@ -448,39 +457,77 @@ static int run_copies(sim *m)
     return 0;
 }
 
+/* Rank of Q - N[i] (raw offsets, wrapping on periodic dimensions), -1 if
+ * that is off the mesh; plain coordinate arithmetic, row-major. */
+static int source_of(const sim_case *c, int q, int i)
+{
+    int d = c->d, src = 0, rest = q;
+    long long co[64];
+    for (int k = d - 1; k >= 0; k--) {
+        co[k] = rest % c->dims[k];
+        rest /= c->dims[k];
+    }
+    for (int k = 0; k < d; k++) {
+        long long p = c->dims[k], x = co[k] - (long long)c->offs[(size_t)i * d + k];
+        if (c->periods[k]) x = ((x % p) + p) % p;
+        else if (x < 0 || x >= p) return -1;
+        src = src * (int)p + (int)x;
+    }
+    return src;
+}
+
+static void tok_str(tok got, char *buf, size_t n)
+{
+    if (got.o == UNTOUCHED) snprintf(buf, n, "UNTOUCHED");
+    else snprintf(buf, n, "(%d,%d)", got.o, got.b);
+}
+
+/* Rooted oracle: bcast and scatter deliver into receive block 0 of every
+ * Q = root + N[i] the root's block (scatter: of the last such i; bcast: not
+ * to the root); gather fills the root's receive blocks as the allgather
+ * would.  Every other receive block stays untouched. */
+static int check_rooted(sim *m)
+{
+    const sim_case *c = m->c;
+    char buf[32];
+    for (int q = 0; q < m->P; q++)
+        for (int i = 0; i < c->t; i++) {
+            tok want = { UNTOUCHED, 0 }, got = m->pr[q].slot[m->nsend + i];
+            if (c->collective == CC_GATHER && q == c->root) {
+                int src = source_of(c, q, i);
+                if (src >= 0) want = (tok){ src, 0 };
+            } else if (c->collective != CC_GATHER && i == 0 && !(c->collective == CC_BCAST && q == c->root)) {
+                for (int j = 0; j < c->t; j++)
+                    if (source_of(c, q, j) == c->root && (want.o == UNTOUCHED || c->collective == CC_SCATTER))
+                        want = (tok){ c->root, c->collective == CC_SCATTER ? j : 0 };
+            }
+            if (got.o != want.o || got.b != want.b) {
+                tok_str(got, buf, sizeof buf);
+                return fail(m, "%s root %d: rank %d receive block %d holds %s, expected (%d,%d)", coll_name(c->collective),
+                            c->root, q, i, buf, want.o, want.b);
+            }
+        }
+    return 0;
+}
+
 /* The oracle: process Q must hold in receive block i the block of
- * Q - N[i] (raw offsets, wrapping on periodic dimensions), or nothing if
- * that is off the mesh. */
+ * Q - N[i], or nothing if that is off the mesh. */
 static int check_result(sim *m)
 {
     const sim_case *c = m->c;
-    int d = c->d;
+    if (m->rooted) return check_rooted(m);
     for (int q = 0; q < m->P; q++) {
-        /* coordinates of q, row-major */
-        long long co[64];
-        int rest = q;
-        for (int k = d - 1; k >= 0; k--) {
-            co[k] = rest % c->dims[k];
-            rest /= c->dims[k];
-        }
         for (int i = 0; i < c->t; i++) {
-            int src = 0, exists = 1;
-            for (int k = 0; k < d && exists; k++) {
-                long long p = c->dims[k], x = co[k] - (long long)c->offs[(size_t)i * d + k];
-                if (c->periods[k]) x = ((x % p) + p) % p;
-                else if (x < 0 || x >= p) exists = 0;
-                src = src * (int)p + (int)x;
-            }
+            int src = source_of(c, q, i), exists = src >= 0;
             tok got = m->pr[q].slot[m->nsend + i];
             char buf[32];
-            if (got.o == UNTOUCHED) snprintf(buf, sizeof buf, "UNTOUCHED");
-            else snprintf(buf, sizeof buf, "(%d,%d)", got.o, got.b);
+            tok_str(got, buf, sizeof buf);
             if (!exists) {
                 if (got.o != UNTOUCHED)
                     return fail(m, "rank %d: receive block %d has no source but holds %s", q, i, buf);
                 continue;
             }
-            int want_b = c->collective == CC_ALLTOALL ? i : 0;
+            int want_b = m->base == CC_ALLTOALL ? i : 0;
             if (got.o != src || got.b != want_b)
                 return fail(m, "rank %d: receive block %d holds %s, expected (%d,%d)", q, i, buf, src, want_b);
         }
@@ -497,7 +544,9 @@ int sim_run(const sim_case *c, sim_result *res, char *err, size_t errlen)
     m.err = err;
     m.errlen = errlen;
     m.t = c->t;
-    m.nsend = c->collective == CC_ALLTOALL ? c->t : 1;
+    m.base = c->collective == CC_SCATTER ? CC_ALLTOALL : c->collective >= CC_BCAST ? CC_ALLGATHER : c->collective;
+    m.rooted = c->collective == CC_GATHER ? CC_ROOT_TO : c->collective >= CC_BCAST ? CC_ROOT_FROM : 0;
+    m.nsend = m.base == CC_ALLTOALL ? c->t : 1;
     err[0] = '\0';
     if (c->d > 64) return fail(&m, "d too large for the simulator");
     long long P = 1;
@@ -505,6 +554,7 @@ int sim_run(const sim_case *c, sim_result *res, char *err, size_t errlen)
     if (P > 1000000) return fail(&m, "grid too large for the simulator");
     m.P = (int)P;
     m.g = (cc_grid){ c->d, m.P, c->dims, c->periods, 0 };
+    if (m.rooted) cc_grid_coords(&m.g, c->root, m.rootco);
 
     size_t td = (size_t)c->t * (size_t)c->d;
     int *red = malloc(sizeof(int) * (td ? td : 1));
@@ -525,7 +575,7 @@ int sim_run(const sim_case *c, sim_result *res, char *err, size_t errlen)
     }
     cc_nset ns = { c->d, c->t, red, skip, NULL };
     int rc = 0;
-    if (cc_schedule_build(&ns, c->collective, c->algorithm, &m.s)) {
+    if (cc_schedule_build(&ns, m.base, c->algorithm, &m.s)) {
         rc = fail(&m, "cc_schedule_build failed");
         goto out;
     }
@@ -535,7 +585,7 @@ int sim_run(const sim_case *c, sim_result *res, char *err, size_t errlen)
     res->ncopies = m.s->ncopies;
     res->ntemp = m.s->ntemp;
     long long sp, sr, sv;
-    if (cc_schedule_stats(&ns, c->collective, c->algorithm, &sp, &sr, &sv)) {
+    if (cc_schedule_stats(&ns, m.base, c->algorithm, &sp, &sr, &sv)) {
         rc = fail(&m, "cc_schedule_stats failed");
         goto out;
     }
@@ -556,7 +606,7 @@ int sim_run(const sim_case *c, sim_result *res, char *err, size_t errlen)
 
     /* Without reduction (all periodic, every size > 2 max|offset|) every
      * process sends exactly the schedule's volume. */
-    int plain = 1;
+    int plain = !m.rooted;
     for (int k = 0; k < c->d; k++)
         if (!c->periods[k] || c->dims[k] <= 2 * maxabs) plain = 0;
     if (plain) {

@@ -12,7 +12,9 @@ typedef struct sim_case {
     const int *dims, *periods;   /* d each */
     int t;
     const int *offs;             /* t*d raw offsets (not reduced) */
-    int collective, algorithm;   /* CC_ALLGATHER/CC_ALLTOALL, CC_DIRECT/... */
+    int collective, algorithm;   /* CC_ALLGATHER/CC_ALLTOALL, CC_DIRECT/...; or the rooted
+                                  * CC_BCAST, CC_GATHER (allgather trees), CC_SCATTER (alltoall) */
+    int root;                    /* rooted collectives: the root's rank */
 } sim_case;
 
 typedef struct sim_result {

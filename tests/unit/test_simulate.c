@@ -29,7 +29,7 @@ static void run_all(int d, const int *dims, const int *periods, int t, const int
     for (int coll = CC_ALLGATHER; coll <= CC_ALLTOALL; coll++)
         for (int alg = CC_DIRECT; alg <= CC_TORUS; alg++)
             for (int heur = 0; heur <= (coll == CC_ALLGATHER && alg != CC_DIRECT); heur++) {
-                sim_case c = { d, dims, periods, t, offs, coll, alg };
+                sim_case c = { d, dims, periods, t, offs, coll, alg, 0 };
                 sim_result r;
                 char err[512];
                 long long keep = cc_order_exact_limit;
@@ -43,6 +43,23 @@ static void run_all(int d, const int *dims, const int *periods, int t, const int
                     exit(1);
                 }
                 nvolume += r.volume_checked;
+            }
+    /* Rooted collectives on the COMBINING and TORUS trees, three roots. */
+    long long P = 1;
+    for (int k = 0; k < d; k++) P *= dims[k];
+    for (int coll = CC_BCAST; coll <= CC_SCATTER; coll++)
+        for (int alg = CC_COMBINING; alg <= CC_TORUS; alg++)
+            for (int ri = 0; ri < 3; ri++) {
+                int root = ri == 0 ? 0 : ri == 1 ? (int)(P - 1) : (int)rnd((unsigned)P);
+                sim_case c = { d, dims, periods, t, offs, coll, alg, root };
+                sim_result r;
+                char err[512];
+                nsims++;
+                if (sim_run(&c, &r, err, sizeof err)) {
+                    fprintf(stderr, "FAILED (%s, rooted): %s\n", what, err);
+                    sim_print_case(&c);
+                    exit(1);
+                }
             }
 }
 

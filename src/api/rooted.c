@@ -1,0 +1,138 @@
+/* Rooted collectives (bcast, gather, scatter, reduce with neighbourhood
+ * meaning) along the dimension-wise trees of the allgather (bcast, gather,
+ * reduce) and alltoall (scatter) schedules: the root's message count drops
+ * from one per neighbour to about one per distinct coordinate and
+ * dimension, with other processes helping on the way (seed 000 allows
+ * helpers outside the root's neighbourhood).  The schedules are the
+ * neighbourhood's cached ones; what depends on the root is the local plan
+ * (sched/localize.h, cc_localize_rooted), made per call and owned by the
+ * plan. */
+#include "api/front.h"
+
+#include "base/errors.h"
+#include "choose/choose.h"
+#include "util/alloc.h"
+
+#include <stdlib.h>
+
+/* The schedule a rooted collective rides on. */
+static int base_of(int collective) { return collective == CC_SCATTER ? CC_ALLTOALL : CC_ALLGATHER; }
+
+static int is_rooted(int collective)
+{
+    return collective == CC_BCAST || collective == CC_GATHER || collective == CC_SCATTER || collective == CC_REDUCE;
+}
+
+/* Bytes of one block, from the side that is significant here: the root's
+ * receive side of a gather and send side of a scatter (the other may be
+ * MPI_IN_PLACE), everybody else's other side; equal signatures make it the
+ * same number everywhere. */
+static int block_bytes(const cc_args *a, int here, double *bytes)
+{
+    int size = 0, recv_side = a->collective == CC_SCATTER ? !here : a->collective == CC_GATHER && here;
+    int rc = MPI_Type_size(recv_side ? a->recvtype : a->sendtype, &size);
+    *bytes = (double)size * (recv_side ? a->recvcount : a->sendcount);
+    return rc;
+}
+
+int cc_rooted_tree(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *tree)
+{
+    *tree = 0;
+    /* Trees need one layout of blocks along the way (regular calls on
+     * neighbourhoods without permuted block orders); the rest, and
+     * DIRECT, go one message per edge.  Every input here is the same on
+     * every process. */
+    if (!is_rooted(a->collective) || n->graph || n->detected || n->ragged || n->sperm || n->rperm || n->t == 0 ||
+        a->variant != CC_REGULAR || want.algorithm == CC_DIRECT)
+        return MPI_SUCCESS;
+    if (want.algorithm != CC_AUTO) {
+        *tree = want.algorithm;
+        return MPI_SUCCESS;
+    }
+    double bytes = 0;
+    cc_blk *recv = cc_alloc_zarray((size_t)n->t, sizeof *recv);
+    if (!recv) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
+    if (block_bytes(a, a->root == n->rank, &bytes) != MPI_SUCCESS) bytes = 0;
+    for (int i = 0; i < n->t; i++) recv[i].bytes = (MPI_Aint)bytes;
+    cc_candidates cand;
+    int st = cc_choose(n, base_of(a->collective), recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, 0, 0, &cand);
+    free(recv);
+    if (st != CC_OK) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
+    if (cand.c[0].algorithm != CC_DIRECT) *tree = cand.c[0].algorithm;
+    return MPI_SUCCESS;
+}
+
+/* Receive blocks that only describe the layout of scratch on the way:
+ * t times the signature of the send side (same as the receive side's). */
+static int scratch_like_send(const cc_args *a, int nsend, int t, cc_blocks **out)
+{
+    int *zeros = cc_alloc_zarray((size_t)t, sizeof(int));
+    if (!zeros) return MPI_ERR_NO_MEM;
+    cc_args b = *a;
+    b.recvbuf = (void *)a->sendbuf;
+    b.recvcount = a->sendcount;
+    b.recvtype = a->sendtype;
+    int rc = cc_blocks_new(&b, nsend, t, NULL, zeros, out);
+    free(zeros);
+    return rc;
+}
+
+int cc_rooted_blocks(const cc_args *a, const cc_nbh *n, cc_blocks **out)
+{
+    int t = n->t, here = a->root == n->rank, rc;
+    switch (a->collective) {
+    case CC_BCAST: /* the buffer at every process (RECV 0 where delivered) */
+        return scratch_like_send(a, 1, t, out);
+    case CC_SCATTER:
+        if (here && a->in_place) return scratch_like_send(a, t, t, out); /* no receive buffer */
+        if (here) {
+            /* t send blocks, the receive buffer t times (block 0) */
+            int *zeros = cc_alloc_zarray((size_t)t, sizeof(int));
+            if (!zeros) return MPI_ERR_NO_MEM;
+            rc = cc_blocks_new(a, t, t, NULL, zeros, out);
+            free(zeros);
+            return rc;
+        } else {
+            cc_args b = *a; /* scratch like the receive buffer, nothing to send */
+            b.sendbuf = a->recvbuf;
+            b.sendcount = a->recvcount;
+            b.sendtype = a->recvtype;
+            return scratch_like_send(&b, 0, t, out);
+        }
+    case CC_GATHER:
+        if (here) return cc_blocks_new(a, a->in_place ? 0 : 1, t, NULL, NULL, out);
+        return scratch_like_send(a, 1, t, out);
+    default: /* CC_REDUCE: the root gathers into temporaries and reduces */
+        if (here) return cc_blocks_new_gathered(a, t, out);
+        return scratch_like_send(a, 1, t, out);
+    }
+}
+
+int cc_rooted_plan(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, int persistent, int tree,
+                   cc_choice want, int tag, cc_blocks *blocks, cc_plan **plan)
+{
+    const cc_schedule *s;
+    cc_local *l = NULL;
+    int base = base_of(a->collective), here = a->root == n->rank;
+    int *root = cc_alloc_array((size_t)n->d, sizeof(int));
+    int st = root ? cc_nbh_schedule(n, base, tree, &s) : CC_ENOMEM;
+    if (st == CC_OK) {
+        cc_grid_coords(&n->grid, a->root, root);
+        int from = a->collective == CC_BCAST || a->collective == CC_SCATTER;
+        cc_rooted rt = { from ? CC_ROOT_FROM : CC_ROOT_TO, root, a->collective == CC_SCATTER,
+                         !(here && (a->collective == CC_BCAST || a->in_place)), here && a->in_place };
+        st = cc_localize_rooted(s, &n->grid, n->coords, &rt, &l);
+    }
+    free(root);
+    if (st != CC_OK)
+        return cc_error_code(st == CC_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_COUNT, "%s: %s", who,
+                             st == CC_ENOMEM ? "out of memory while planning" : "the schedule is too large");
+    int ex = want.executor != CC_EXEC_AUTO ? want.executor : persistent ? CC_EXEC_DATATYPE : CC_EXEC_PACK;
+    int rc = cc_plan_create(plan, s, l, blocks, tree, ex, persistent, priv, tag);
+    if (rc != MPI_SUCCESS) {
+        cc_local_free(l);
+        return cc_error_mpi_code(rc, who);
+    }
+    (*plan)->own_local = l;
+    return MPI_SUCCESS;
+}
