@@ -27,12 +27,15 @@
 
 /* NOPS neighbourhood collectives (--ops); OP_NALLREDUCE is the
  * neighbourhood Cart_allreduce (sum of doubles; baseline:
- * MPI_Neighbor_allgather and a local sum, what users write today),
+ * MPI_Neighbor_allgather and a local sum, what users write today);
+ * OP_NBCAST ... OP_NREDUCE the rooted ones with neighbourhood meaning, root
+ * 0 (baseline: one message per neighbour by point-to-point, cb_rooted.c);
  * OP_ALLREDUCE the global Cart_allreduce of --global-allreduce, never in
  * --ops. */
-enum { OP_ALLGATHER, OP_ALLGATHERV, OP_ALLGATHERW, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, OP_NALLREDUCE, NOPS,
-       OP_ALLREDUCE = NOPS, NOPS_ALL };
+enum { OP_ALLGATHER, OP_ALLGATHERV, OP_ALLGATHERW, OP_ALLTOALL, OP_ALLTOALLV, OP_ALLTOALLW, OP_NALLREDUCE,
+       OP_NBCAST, OP_NGATHER, OP_NSCATTER, OP_NREDUCE, NOPS, OP_ALLREDUCE = NOPS, NOPS_ALL };
 static inline int op_reduces(int op) { return op == OP_ALLREDUCE || op == OP_NALLREDUCE; }
+static inline int op_rooted(int op) { return op >= OP_NBCAST && op <= OP_NREDUCE; }
 extern const char *const op_name[NOPS_ALL];
 /* The MPI collective each one is compared with (allgatherw: alltoallw with
  * every send block at displacement 0, since MPI has no allgatherw). */
@@ -232,6 +235,15 @@ int setup_nreduce_case(kase *k, const nbhctx *c, const options *o, int m);
 /* The baseline's local sum after its MPI_Neighbor_allgather completed. */
 void nreduce_baseline_sum(const kase *k, const nbhctx *c);
 
+/* ---- Rooted neighbourhood collectives (cb_rooted.c) --------------------- */
+
+/* OP_NBCAST ... OP_NREDUCE: buffers and the values expected from first
+ * principles (the root's in/out-neighbours); 1 if too large (skip). */
+int setup_rooted_case(kase *k, const nbhctx *c, const options *o, int op, int m);
+/* The baseline, blocking: one message per neighbour (MPI_Isend/MPI_Irecv)
+ * on the baseline's graph communicator, reduce summing at the root. */
+int rooted_baseline(const kase *k, const nbhctx *c);
+
 /* ---- Calls (cb_calls.c) ------------------------------------------------ */
 
 /* A variant while its case runs. */
@@ -261,6 +273,9 @@ void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault);
  * (cartcoll's or MPI's) against the expected sum; sets s->bad, reports the
  * first difference once. */
 void check_allreduce(vstate *s, const kase *k, const nbhctx *c, int inject_fault);
+/* The same for the rooted collectives (cb_rooted.c): every process's
+ * buffer against first principles (untouched where not significant). */
+void check_rooted(vstate *s, const kase *k, const nbhctx *c, int inject_fault);
 
 /* ---- Results and output (cb_output.c) ---------------------------------- */
 

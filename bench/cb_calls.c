@@ -20,6 +20,10 @@ static int cart_blocking(const kase *k, MPI_Comm comm)
     case OP_ALLTOALLV: return Cart_alltoallv(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm);
     case OP_ALLREDUCE:
     case OP_NALLREDUCE: return Cart_allreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm);
+    case OP_NBCAST: return Cart_bcast(k->rbuf, m, MPI_INT, 0, comm);
+    case OP_NGATHER: return Cart_gather(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, 0, comm);
+    case OP_NSCATTER: return Cart_scatter(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, 0, comm);
+    case OP_NREDUCE: return Cart_reduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, 0, comm);
     default:
         return Cart_alltoallw(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm);
     }
@@ -37,6 +41,10 @@ static int cart_nonblocking(const kase *k, MPI_Comm comm, Cart_request *r)
         return Cart_ialltoallv(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm, r);
     case OP_ALLREDUCE:
     case OP_NALLREDUCE: return Cart_iallreduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, r);
+    case OP_NBCAST: return Cart_ibcast(k->rbuf, m, MPI_INT, 0, comm, r);
+    case OP_NGATHER: return Cart_igather(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, 0, comm, r);
+    case OP_NSCATTER: return Cart_iscatter(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, 0, comm, r);
+    case OP_NREDUCE: return Cart_ireduce(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, 0, comm, r);
     default:
         return Cart_ialltoallw(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm, r);
     }
@@ -57,6 +65,10 @@ static int cart_init(const kase *k, MPI_Comm comm, MPI_Info info, Cart_request *
         return Cart_alltoallv_init(k->sbuf, k->cnt, k->sd, MPI_INT, k->rbuf, k->cnt, k->rd, MPI_INT, comm, info, r);
     case OP_ALLREDUCE:
     case OP_NALLREDUCE: return Cart_allreduce_init(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, comm, info, r);
+    case OP_NBCAST: return Cart_bcast_init(k->rbuf, m, MPI_INT, 0, comm, info, r);
+    case OP_NGATHER: return Cart_gather_init(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, 0, comm, info, r);
+    case OP_NSCATTER: return Cart_scatter_init(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, 0, comm, info, r);
+    case OP_NREDUCE: return Cart_reduce_init(k->dsbuf, k->drbuf, m, MPI_DOUBLE, MPI_SUM, 0, comm, info, r);
     default:
         return Cart_alltoallw_init(k->sbuf, k->cnt, k->sdb, k->types, k->rbuf, k->cnt, k->rdb, k->types, comm, info, r);
     }
@@ -162,7 +174,9 @@ vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const c
         s->creq = CART_REQUEST_NULL;
         s->mreq = MPI_REQUEST_NULL;
         s->times = xmalloc(sizeof(double) * (size_t)o->reps);
-        s->skip = s->v->mpi && c->mpi_unsafe;
+        /* MPI has no rooted neighbourhood collectives: their baseline is
+         * point-to-point, blocking only */
+        s->skip = s->v->mpi && (c->mpi_unsafe || (op_rooted(k->op) && s->v->form != F_BLOCKING));
         int rc = MPI_SUCCESS;
         if (s->v->form == F_PERSISTENT && !s->skip) {
             if (s->v->mpi) {
@@ -195,6 +209,7 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
 {
     const variant *v = s->v;
     int rc;
+    if (v->mpi && op_rooted(k->op)) return rooted_baseline(k, c);
     if (v->mpi) {
         if (v->form == F_BLOCKING) {
             rc = mpi_call(k, c->graph, F_BLOCKING, NULL);
@@ -265,6 +280,10 @@ void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
     if (s->err || s->skip) return; /* every process knows (agreed by the caller) */
     if (op_reduces(k->op)) {
         check_allreduce(s, k, c, inject_fault);
+        return;
+    }
+    if (op_rooted(k->op)) {
+        check_rooted(s, k, c, inject_fault);
         return;
     }
     int *rb = s->v->mpi ? k->mrbuf : k->rbuf;

@@ -461,6 +461,7 @@ int setup_case(kase *k, const nbhctx *c, const options *o, int op, int m)
     memset(k, 0, sizeof *k);
     if (op == OP_ALLREDUCE) return setup_global_case(k, o, m);
     if (op == OP_NALLREDUCE) return setup_nreduce_case(k, c, o, m);
+    if (op_rooted(op)) return setup_rooted_case(k, c, o, op, m);
     int me;
     MPI_Comm_rank(c->comm[0][0], &me);
     k->op = op;

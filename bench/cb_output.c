@@ -122,7 +122,11 @@ static int row_rounds(const variant *v, const nbhctx *c, int op, int comm_kind)
     if (v->mpi) return c->t;
     int rounds;
     MPI_Comm comm = comm_kind != COMM_NBH && c->alt[comm_kind] != MPI_COMM_NULL ? c->alt[comm_kind] : c->comm[0][0];
-    int coll = op_is_alltoall(op) ? CART_ALLTOALL : op == OP_NALLREDUCE ? CART_ALLREDUCE : CART_ALLGATHER;
+    static const int rooted[] = { CART_BCAST, CART_GATHER, CART_SCATTER, CART_REDUCE };
+    int coll = op_is_alltoall(op)    ? CART_ALLTOALL
+               : op == OP_NALLREDUCE ? CART_ALLREDUCE
+               : op_rooted(op)       ? rooted[op - OP_NBCAST]
+                                     : CART_ALLGATHER;
     if (Cart_schedule_stats(comm, coll, alg_const[v->alg], NULL,
                             &rounds, NULL) == MPI_SUCCESS)
         return rounds;

@@ -6,11 +6,15 @@
 #include <string.h>
 
 const char *const op_name[NOPS_ALL] = { "allgather", "allgatherv", "allgatherw", "alltoall",
-                                        "alltoallv", "alltoallw",  "allreduce",  "allreduce" };
+                                        "alltoallv", "alltoallw",  "allreduce",  "bcast",
+                                        "gather",    "scatter",    "reduce",     "allreduce" };
 const char *const op_mpi[NOPS_ALL] = { "MPI_Neighbor_allgather", "MPI_Neighbor_allgatherv",
                                        "MPI_Neighbor_alltoallw", "MPI_Neighbor_alltoall",
                                        "MPI_Neighbor_alltoallv", "MPI_Neighbor_alltoallw",
-                                       "MPI_Neighbor_allgather + local sum", "MPI_Allreduce" };
+                                       "MPI_Neighbor_allgather + local sum",
+                                       "one MPI_Isend per neighbour", "one MPI_Irecv per edge",
+                                       "one MPI_Isend per neighbour", "one MPI_Irecv per edge + local sum",
+                                       "MPI_Allreduce" };
 const char *const comm_name[NCOMM] = { "nbh", "mpicart", "graph", "plain" };
 const char *const alg_name[NALG] = { "auto", "direct", "combining", "torus" };
 const int alg_const[NALG] = { CART_ALGORITHM_AUTO, CART_ALGORITHM_DIRECT, CART_ALGORITHM_COMBINING,

@@ -3,8 +3,11 @@
 #   1. halo9: a 2-D 9-point halo exchange (examples/halo9), 4 processes;
 #   2. heat2d: 9-point Jacobi heat diffusion checked against a serial solver;
 #   3. cartbench: Cart_alltoall/Cart_allgather (automatic choice and DIRECT)
-#      against MPI_Neighbor_alltoall/allgather on Moore neighbourhoods
-#      (d = 3, 4, 5; n = 3, 5; m = 1, 10, 100 ints), every result checked.
+#      against MPI_Neighbor_alltoall/allgather, and the neighbourhood
+#      Cart_allreduce (sum) against MPI_Neighbor_allgather + local sum, the
+#      rooted Cart_bcast/gather/scatter/reduce (root 0) against one message
+#      per neighbour, on Moore neighbourhoods (d = 3, 4, 5; n = 3, 5;
+#      m = 1, 10, 100 ints or doubles), every result checked.
 # Usage: scripts/demo.sh [build dir]   (default build/openmpi)
 # Writes <build dir>/../demo/results.csv and speedup.png (build/demo/).
 set -eu
@@ -33,7 +36,7 @@ echo
 echo "== 3. cartbench: cartcoll vs MPI neighbourhood collectives, $np processes"
 echo "   (median of 50 calls after 5 checked ones; speed-up = MPI time / time)"
 "$launcher" -n $np "$build/bench/cartbench" --reps 50 --warmup 5 --summary \
-    --ops alltoall,allgather --variants mpi,cart,cart-direct -m 1,10,100 \
+    --ops alltoall,allgather,allreduce,bcast,gather,scatter,reduce --variants mpi,cart,cart-direct -m 1,10,100 \
     moore:3,3 moore:3,5 moore:4,3 moore:4,5 moore:5,3 moore:5,5 \
     --csv "$out/results.csv" --plot "$out/speedup.png"
 echo
