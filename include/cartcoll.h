@@ -760,6 +760,152 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * from then on only that plan runs.
  * ------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------
+ * [part] Partitioned collectives (seed 004)
+ *
+ * Persistent collectives whose buffers are split into partitions: threads
+ * mark send partitions ready one by one (Cart_pready*) and receivers poll
+ * receive partitions (Cart_parrived*).  The one-interface rule applies: on
+ * a communicator with a neighbourhood (Cart_neighborhood_create,
+ * MPI_Cart_create, graphs) each operation has the neighbourhood meaning of
+ * the collective of the same name (so seed 004's Pneighbor operations are
+ * these functions), on a plain intra-communicator its global meaning
+ * (Cart_preduce_scatter*, Cart_pscan and Cart_pexscan: global only,
+ * MPI_ERR_TOPOLOGY on neighbourhoods).  Inter-communicators: not in this
+ * release (MPI_ERR_COMM).
+ *
+ * Counts are elements PER PARTITION, as in MPI_Psend_init: a block of
+ * `parts` partitions holds parts * count elements (this release: at most
+ * INT_MAX elements per block, else MPI_ERR_COUNT); the send and receive
+ * sides may partition a block differently as long as the type signatures
+ * of the whole blocks match (the collective's own rule).  Displacements of
+ * the v forms are in elements of the datatype (w: bytes), as in the
+ * collective of the same name.
+ *
+ * Partition numbers.  A process numbers the partitions of its send buffer,
+ * and of its receive buffer, consecutively, block by block in block order
+ * (block i of `parts` partitions holds i*parts ... i*parts+parts-1; v and w
+ * forms: the running sum of the parts arrays).  A buffer that goes whole
+ * to several peers (bcast, gather's and allgather's send buffer, the
+ * reductions) or comes whole (bcast's and scatter's receive buffer, the
+ * reductions') has just its own partitions.  Cart_pready(k) marks send
+ * partition k ready for every destination that receives it;
+ * Cart_pready_to(k, dest) for one destination, k numbered within that
+ * destination's block: dest is a rank (global meaning; gather and reduce:
+ * the root) or an out-neighbour index (neighbourhood meaning).  A whole
+ * buffer's partition is ready once marked for every destination: every
+ * rank (global bcast, allgather, allreduce, scan, exscan), the root
+ * (global gather, reduce), or every out-neighbour index (neighbourhood
+ * meaning).  Cart_parrived(k) is true once receive partition k holds its
+ * final value (reductions: fully reduced); Cart_parrived_from(k, source)
+ * numbers k within source's block (source: a rank, or an in-neighbour
+ * index).  Processes without send partitions (bcast and scatter away from
+ * the root, MPI_IN_PLACE where the data is the receive buffer) call no
+ * Cart_pready; their part counts as ready at Cart_start.
+ *
+ * Semantics (MPI-4 partitioned requests): Cart_start before any
+ * Cart_pready; every send partition must be marked exactly once per
+ * destination before Cart_wait / Cart_test can complete (Cart_wait waits
+ * for the other threads' marks); Cart_parrived true means final; freeing
+ * an active request is an error (MPI_ERR_REQUEST); start, wait, test and
+ * free are Cart_start, Cart_wait, Cart_test, Cart_request_free.  Info
+ * keys: those of the collective (cartcoll_algorithm, cartcoll_executor).
+ *
+ * Threads: Cart_pready* may be called concurrently from any number of
+ * threads on one request.  Marking is lock-free; below
+ * MPI_THREAD_MULTIPLE it makes no MPI call, so OpenMP threads of an
+ * MPI_THREAD_FUNNELED program may mark partitions while the main thread
+ * drives progress in Cart_test, Cart_wait or Cart_parrived (errors found
+ * on other threads are returned as the bare error class, without the
+ * error handler).  Under MPI_THREAD_MULTIPLE the mark that completes the
+ * set starts the transfer at once, from the calling thread.
+ *
+ * Transport of this release: planning happens in _init (the persistent
+ * request of the collective on the whole buffers, on the library's private
+ * communicator); a started operation allocates nothing and creates no MPI
+ * objects.  The data of a process leaves once all its send partitions are
+ * ready, and a receive partition is reported arrived when the operation
+ * has completed at this process: correct, not yet early-bird (partition by
+ * partition pipelining is future work).
+ *
+ * Errors: partition numbers out of range, partition_low > partition_high
+ * (MPI_ERR_ARG); a partition marked twice (MPI_ERR_ARG); dest / source not
+ * a destination / source (MPI_ERR_RANK); Cart_pready* on an inactive or
+ * non-partitioned request, or on a process that sends no partitions
+ * (MPI_ERR_REQUEST); negative partitions (MPI_ERR_ARG) or counts
+ * (MPI_ERR_COUNT); and every check of the collective of the same name.
+ * ------------------------------------------------------------------------ */
+
+int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype datatype, int root,
+                     MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const int recvparts[], const MPI_Count recvcounts[],
+                       const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pscatter_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[],
+                        const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, int recvparts,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype,
+                         MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const int recvparts[], const MPI_Count recvcounts[],
+                          const MPI_Aint displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_palltoallv_init(const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const int recvparts[], const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_palltoallw_init(const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                         const int recvparts[], const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_preduce_init(const void *sendbuf, void *recvbuf, int partitions, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+                      Cart_request *request);
+int Cart_pallreduce_init(const void *sendbuf, void *recvbuf, int partitions, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                         Cart_request *request);
+int Cart_preduce_scatter_block_init(const void *sendbuf, void *recvbuf, int partitions, MPI_Count recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                    Cart_request *request);
+int Cart_preduce_scatter_init(const void *sendbuf, void *recvbuf, const int partitions[],
+                              const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pscan_init(const void *sendbuf, void *recvbuf, int partitions, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, Cart_request *request);
+int Cart_pexscan_init(const void *sendbuf, void *recvbuf, int partitions, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, Cart_request *request);
+
+/* Cart_pready, Cart_pready_range (partition_low ... partition_high),
+ * Cart_pready_list - mark send partitions ready for every destination.
+ * Cart_pready_to, Cart_pready_range_to, Cart_pready_list_to - for one
+ * destination (a rank; an out-neighbour index on neighbourhoods), the
+ * partitions numbered within its block.  Thread-safe, lock-free. */
+int Cart_pready(int partition, Cart_request request);
+int Cart_pready_range(int partition_low, int partition_high, Cart_request request);
+int Cart_pready_list(int length, const int partitions[], Cart_request request);
+/* Cart_parrived - *flag = whether receive partition `partition` holds its
+ * final value (drives progress).  Cart_parrived_from - the same for
+ * partition `partition` of source's block (a rank; an in-neighbour index
+ * on neighbourhoods).  On an inactive request that has completed, true. */
+int Cart_parrived(Cart_request request, int partition, int *flag);
+/* seed 004 Fig. 3: per destination and per source */
+int Cart_pready_to(int partition, int dest, Cart_request request);
+int Cart_pready_range_to(int partition_low, int partition_high, int dest, Cart_request request);
+int Cart_pready_list_to(int length, const int partitions[], int dest, Cart_request request);
+int Cart_parrived_from(Cart_request request, int partition, int source, int *flag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
 #include "base/errors.h"
 #include "base/mpi_compat.h"
 #include "exec/plancache.h"
+#include "req/partitioned.h"
 #include "req/tune.h"
 
 #include <stdio.h>
@@ -76,6 +77,11 @@ int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int pe
 void cc_request_destroy(Cart_request r)
 {
     if (!r) return;
+    if (r->part) {
+        cc_part_free(r->part);
+        free(r);
+        return;
+    }
     if (r->mpi) {
         if (r->mreq != MPI_REQUEST_NULL) MPI_Request_free(&r->mreq);
         cc_mpicall_release(&r->call);
@@ -95,6 +101,7 @@ void cc_request_destroy(Cart_request r)
 int cc_request_raise(Cart_request r, int code)
 {
     if (!r) return cc_error_raise(MPI_COMM_SELF, code);
+    if (r->part) return cc_request_raise(r->part->inner, code); /* the same communicator */
     if (r->mpi) return cc_error_raise(r->user, code);
     cc_comm *c = r->cs;
     if (!atomic_load(&c->user_freed)) return cc_error_raise(r->user, code);
@@ -135,6 +142,7 @@ static int advance_mpi(Cart_request r, int *done)
 
 int cc_request_start(Cart_request r)
 {
+    if (r->part) return cc_part_start(r);
     if (r->mpi) return start_mpi(r);
     if (r->ncand > 1) cc_tune_next(r); /* still tuning: the candidates take turns */
     r->starts++;
@@ -152,6 +160,7 @@ int cc_request_advance(Cart_request r, int *done)
 {
     *done = r->state != CC_REQ_ACTIVE;
     if (*done) return MPI_SUCCESS;
+    if (r->part) return cc_part_advance(r, done);
     if (r->mpi) return advance_mpi(r, done);
     int rc = MPI_SUCCESS, finished = 0;
     if (!r->agreeing) {
@@ -171,6 +180,7 @@ int cc_request_advance(Cart_request r, int *done)
 int cc_request_wait_step(Cart_request r)
 {
     if (r->state != CC_REQ_ACTIVE) return MPI_SUCCESS;
+    if (r->part) return cc_part_wait_step(r);
     if (r->mpi) return MPI_Wait(&r->mreq, MPI_STATUS_IGNORE); /* advance_mpi then sees it done */
     if (r->agreeing) {
         if (r->round >= r->nrounds) return MPI_SUCCESS;

@@ -45,6 +45,7 @@ typedef struct cc_mpicall {
 
 void cc_mpicall_release(cc_mpicall *c);
 enum { CC_TUNE_TRIALS = 4 }; /* timed runs per candidate (the fastest counts) */
+struct cc_part;
 
 struct cart_request_s {
     int persistent;
@@ -54,6 +55,8 @@ struct cart_request_s {
     int mpi;
     MPI_Request mreq;
     cc_mpicall call;
+    /* Partitioned (partitioned.h): the operation runs as part->inner. */
+    struct cc_part *part;
     int error;                        /* code of a failed run, reported at completion */
     cc_comm *cs;                      /* reference held */
     MPI_Comm user;                    /* its error handler gets our errors (cc_request_raise) */

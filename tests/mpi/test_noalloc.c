@@ -14,6 +14,13 @@
  * and no MPI object may happen inside; frees are allowed and reported.
  * Results are checked too.
  *
+ * Part 4: started partitioned operations (Cart_palltoall_init and
+ * Cart_pallreduce_init, each algorithm, on the neighbourhood): from
+ * Cart_start through Cart_pready*, Cart_parrived and Cart_wait, no
+ * allocation and no MPI object, 4 cycles.  (Global meaning runs MPI's own
+ * collective, which on an MPI without persistent collectives is a
+ * non-blocking one per start: a request.)
+ *
  * Part 3: once its requests and communicators (and a duplicate) are freed,
  * nothing the library allocated for a neighbourhood is still held.
  * Part 2 (8 or more processes): bytes allocated by the library for create +
@@ -306,6 +313,48 @@ static void part1(const nbh_t *n, const char *nname)
         }
 }
 
+/* ---- part 4 ---- */
+
+static void part4(MPI_Comm comm, int t, const char *cname)
+{
+    enum { P = 3, C = 2 }; /* partitions per block, ints per partition */
+    int n = t > 0 ? t : 1;
+    int *sb = calloc((size_t)n * P * C, sizeof(int)), *rb = calloc((size_t)n * P * C, sizeof(int));
+    int sr[P * C], rr[P * C];
+    for (int a = 0; a < 4; a++) {
+        MPI_Info info = mt_info(mt_alg_name[a], NULL);
+        Cart_request r[2];
+        int rc = Cart_palltoall_init(sb, P, C, MPI_INT, rb, P, C, MPI_INT, comm, info, &r[0]);
+        if (rc == MPI_SUCCESS) rc = Cart_pallreduce_init(sr, rr, P, C, MPI_INT, MPI_SUM, comm, info, &r[1]);
+        mt_info_free(&info);
+        MT_CHECK(rc == MPI_SUCCESS, "part 4, %s: init failed", cname);
+        if (rc != MPI_SUCCESS) break;
+        for (int it = 0; it < 4; it++) {
+            for (int i = 0; i < P * C; i++) sr[i] = mt_rank + it;
+            int flag = 0;
+            window_open();
+            for (int q = 0; q < 2; q++) {
+                rc |= Cart_start(&r[q]);
+                rc |= Cart_pready_range(0, q ? P - 1 : n * P - 1, r[q]);
+            }
+            while (!flag && rc == MPI_SUCCESS) rc = Cart_parrived(r[1], P - 1, &flag);
+            rc |= Cart_wait(&r[0]);
+            rc |= Cart_wait(&r[1]);
+            window_close();
+            n_windows++;
+            MT_CHECK(rc == MPI_SUCCESS, "part 4, %s, %s: failed", cname, mt_alg_name[a]);
+            MT_CHECK(n_alloc == 0, "part 4, %s, %s, cycle %d: %ld allocations", cname, mt_alg_name[a], it + 1,
+                     n_alloc);
+            MT_CHECK(ip_objects == 0, "part 4, %s, %s, cycle %d: %ld MPI objects created (last: %s)", cname,
+                     mt_alg_name[a], it + 1, ip_objects, ip_last_object);
+        }
+        Cart_request_free(&r[0]);
+        Cart_request_free(&r[1]);
+    }
+    free(sb);
+    free(rb);
+}
+
 /* ---- part 2 ---- */
 
 typedef struct {
@@ -451,6 +500,7 @@ int main(int argc, char **argv)
     nbh_t n;
     make(&n, 2, periodic, m2, 9);
     part1(&n, "2-D periodic Moore+1");
+    part4(n.cart, n.t, "2-D periodic Moore+1");
     MPI_Comm_free(&n.cart);
     make(&n, 3, mixed, m3, 7);
     part1(&n, "3-D mixed");

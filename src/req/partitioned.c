@@ -1,0 +1,328 @@
+/* Partitioned requests: their life cycle (start, advance, free) and
+ * Cart_pready*, Cart_parrived* (see partitioned.h). */
+#include "req/partitioned.h"
+
+#include "base/errors.h"
+#include "req/request.h"
+#include "util/alloc.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cc_part_free(cc_part *p)
+{
+    if (!p) return;
+    cc_request_destroy(p->inner);
+    free(p->soff);
+    free(p->roff);
+    free(p->marks);
+    free(p);
+}
+
+static int *copy_ints(const int *a, int n)
+{
+    int *c = cc_alloc_array((size_t)n, sizeof(int));
+    if (c && n > 0) memcpy(c, a, sizeof(int) * (size_t)n);
+    return c;
+}
+
+int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_request inner, int send_kind,
+                        int ndest, int nsend, const int *soff, int nsrc, int nrecv, const int *roff, int rwhole)
+{
+    Cart_request r = calloc(1, sizeof *r);
+    cc_part *p = calloc(1, sizeof *p);
+    if (!r || !p) {
+        free(r);
+        free(p);
+        cc_request_destroy(inner);
+        return MPI_ERR_NO_MEM;
+    }
+    p->inner = inner;
+    p->send_kind = send_kind;
+    p->ndest = ndest;
+    p->nsend = nsend;
+    p->nsrc = nsrc;
+    p->nrecv = nrecv;
+    p->rwhole = rwhole;
+    p->only_dest = -1;
+    p->need = send_kind == CC_PART_WHOLE ? nsend * ndest : nsend;
+    p->marks = cc_alloc_zarray((size_t)(nsend > 0 ? nsend : 1), sizeof *p->marks);
+    p->soff = send_kind == CC_PART_BLOCKS ? copy_ints(soff, ndest + 1) : NULL;
+    p->roff = !rwhole && nsrc > 0 ? copy_ints(roff, nsrc + 1) : NULL;
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    p->multiple = level == MPI_THREAD_MULTIPLE;
+    p->owner = pthread_self();
+    atomic_init(&p->nready, 0);
+    atomic_init(&p->started, 0);
+    if (!p->marks || (send_kind == CC_PART_BLOCKS && !p->soff) || (!rwhole && nsrc > 0 && !p->roff)) {
+        cc_part_free(p);
+        free(r);
+        return MPI_ERR_NO_MEM;
+    }
+    r->persistent = 1;
+    atomic_init(&r->state, CC_REQ_INACTIVE);
+    atomic_flag_clear(&r->busy);
+    r->part = p;
+    r->user = user;
+    r->who = who;
+    r->pair = -1;
+    *out = r;
+    return MPI_SUCCESS;
+}
+
+/* Start the inner operation once per cycle (caller holds r->busy). */
+static int start_inner(Cart_request r)
+{
+    cc_part *p = r->part;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&p->started, &expect, 1)) return MPI_SUCCESS;
+    int rc = cc_request_start(p->inner);
+    if (rc != MPI_SUCCESS) {
+        p->inner->state = CC_REQ_INACTIVE;
+        r->error = rc;
+        r->state = CC_REQ_DONE;
+    }
+    return rc;
+}
+
+int cc_part_start(Cart_request r)
+{
+    cc_part *p = r->part;
+    /* no allocation, no MPI object: counters only */
+    for (int k = 0; k < p->nsend; k++) atomic_store(&p->marks[k], 0);
+    atomic_store(&p->nready, 0);
+    atomic_store(&p->started, 0);
+    r->error = MPI_SUCCESS;
+    r->state = CC_REQ_ACTIVE;
+    return p->need == 0 ? start_inner(r) : MPI_SUCCESS;
+}
+
+int cc_part_advance(Cart_request r, int *done)
+{
+    cc_part *p = r->part;
+    *done = 0;
+    if (!atomic_load(&p->started)) {
+        if (atomic_load(&p->nready) < p->need) return MPI_SUCCESS;
+        int rc = start_inner(r);
+        if (rc != MPI_SUCCESS) {
+            *done = 1;
+            return rc;
+        }
+    }
+    int finished = 0;
+    int rc = cc_request_advance(p->inner, &finished);
+    if (finished) {
+        r->error = rc != MPI_SUCCESS ? rc : p->inner->error;
+        p->inner->state = CC_REQ_INACTIVE;
+        p->cycles++;
+        r->state = CC_REQ_DONE;
+        *done = 1;
+    }
+    return rc;
+}
+
+int cc_part_wait_step(Cart_request r)
+{
+    cc_part *p = r->part;
+    if (!atomic_load(&p->started)) {
+        /* other threads are still marking partitions */
+        if (atomic_load(&p->nready) < p->need) sched_yield();
+        return MPI_SUCCESS;
+    }
+    return cc_request_wait_step(p->inner);
+}
+
+/* ---- Cart_pready* ---------------------------------------------------- */
+
+/* An error of a Cart_pready* call.  Only the thread that made the request
+ * (or any thread under MPI_THREAD_MULTIPLE) may call MPI, so elsewhere the
+ * bare error class is returned and no handler is invoked. */
+#define PFAIL(r, cls, ...)                                                                                   \
+    ((r) && (r)->part && ((r)->part->multiple || pthread_equal(pthread_self(), (r)->part->owner))           \
+         ? cc_request_raise((r), cc_error_code((cls), __VA_ARGS__))                                          \
+         : (cls))
+
+/* r must be an active partitioned request; returns an error or MPI_SUCCESS. */
+static int check_ready(Cart_request r, const char *who, int count)
+{
+    if (r == CART_REQUEST_NULL) return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is CART_REQUEST_NULL", who);
+    if (!r->part)
+        return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is not partitioned (made by %s, not a Cart_p*_init)", who,
+                     r->who);
+    if (r->state != CC_REQ_ACTIVE)
+        return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is not active: Cart_start it before marking partitions",
+                     who);
+    if (r->part->send_kind == CC_PART_NONE && count > 0)
+        return PFAIL(r, MPI_ERR_REQUEST,
+                     "%s: this process sends no partitions in this operation (%s: only the root sends)", who, r->who);
+    return MPI_SUCCESS;
+}
+
+/* Under MPI_THREAD_MULTIPLE the call that completes the set starts the
+ * operation at once, unless another thread is advancing it. */
+static void maybe_start(Cart_request r, int added)
+{
+    cc_part *p = r->part;
+    if (atomic_fetch_add(&p->nready, added) + added != p->need || !p->multiple) return;
+    if (cc_request_trylock(r)) {
+        if (r->state == CC_REQ_ACTIVE) start_inner(r);
+        cc_request_unlock(r);
+    }
+}
+
+/* Partition numbers of destination `dest`'s block (BLOCKS) or of the
+ * buffer (WHOLE): [*lo, *hi). */
+static void dest_range(const cc_part *p, int dest, int *lo, int *hi)
+{
+    if (p->send_kind == CC_PART_BLOCKS) *lo = p->soff[dest], *hi = p->soff[dest + 1];
+    else *lo = 0, *hi = p->nsend;
+}
+
+/* Mark partition k (already checked) for every destination (dest < 0) or
+ * for one. */
+static int mark(Cart_request r, const char *who, int k, int dest)
+{
+    cc_part *p = r->part;
+    if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
+        if (atomic_fetch_add(&p->marks[k], 1) >= p->ndest) {
+            atomic_fetch_sub(&p->marks[k], 1);
+            return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
+        }
+        maybe_start(r, 1);
+        return MPI_SUCCESS;
+    }
+    int want = p->send_kind == CC_PART_WHOLE ? p->ndest : 1, expect = 0;
+    if (!atomic_compare_exchange_strong(&p->marks[k], &expect, want))
+        return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready", who, k);
+    maybe_start(r, want);
+    return MPI_SUCCESS;
+}
+
+/* Mark partitions of one destination's block (dest >= 0) or of the whole
+ * send buffer (dest < 0): n numbers from list, or lo..hi when list is NULL. */
+static int pready_set(const char *who, int lo, int hi, int n, const int *list, int dest, Cart_request r)
+{
+    int rc = check_ready(r, who, list ? n : 1);
+    if (rc != MPI_SUCCESS || (list && n == 0)) return rc; /* an empty list marks nothing */
+    cc_part *p = r->part;
+    if (dest >= 0 && p->only_dest >= 0) {
+        if (dest != p->only_dest)
+            return PFAIL(r, MPI_ERR_RANK, "%s: dest = %d is not the destination (the root, %d)", who, dest,
+                         p->only_dest);
+        dest = 0;
+    } else if (dest >= p->ndest) {
+        return PFAIL(r, MPI_ERR_RANK, "%s: dest = %d is not a destination (0 ... %d)", who, dest, p->ndest - 1);
+    }
+    int first = 0, end = p->nsend;
+    if (dest >= 0) dest_range(p, dest, &first, &end);
+    if (!list && lo > hi)
+        return PFAIL(r, MPI_ERR_ARG, "%s: partition_low = %d is above partition_high = %d", who, lo, hi);
+    int count = list ? n : hi - lo + 1;
+    for (int i = 0; i < count; i++) {
+        int k = list ? list[i] : lo + i;
+        if (k < 0 || k >= end - first)
+            return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is out of range (0 ... %d%s)", who, k, end - first - 1,
+                         dest >= 0 ? " in this destination's block" : "");
+    }
+    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
+        int k = first + (list ? list[i] : lo + i);
+        rc = mark(r, who, k, p->send_kind == CC_PART_BLOCKS ? -1 : dest);
+    }
+    return rc;
+}
+
+int Cart_pready(int partition, Cart_request request)
+{
+    return pready_set("Cart_pready", partition, partition, 1, NULL, -1, request);
+}
+
+int Cart_pready_range(int partition_low, int partition_high, Cart_request request)
+{
+    return pready_set("Cart_pready_range", partition_low, partition_high, 1, NULL, -1, request);
+}
+
+int Cart_pready_list(int length, const int partitions[], Cart_request request)
+{
+    if (length < 0) return PFAIL(request, MPI_ERR_COUNT, "Cart_pready_list: length = %d is negative", length);
+    if (length > 0 && !partitions) return PFAIL(request, MPI_ERR_ARG, "Cart_pready_list: partitions is NULL");
+    return pready_set("Cart_pready_list", 0, -1, length, length > 0 ? partitions : (const int[]){ 0 }, -1,
+                      request);
+}
+
+static int check_dest(const char *who, int dest, Cart_request r)
+{
+    if (dest < 0) return PFAIL(r, MPI_ERR_RANK, "%s: dest = %d is negative", who, dest);
+    return MPI_SUCCESS;
+}
+
+int Cart_pready_to(int partition, int dest, Cart_request request)
+{
+    int rc = check_dest("Cart_pready_to", dest, request);
+    return rc != MPI_SUCCESS ? rc : pready_set("Cart_pready_to", partition, partition, 1, NULL, dest, request);
+}
+
+int Cart_pready_range_to(int partition_low, int partition_high, int dest, Cart_request request)
+{
+    int rc = check_dest("Cart_pready_range_to", dest, request);
+    return rc != MPI_SUCCESS ? rc
+                             : pready_set("Cart_pready_range_to", partition_low, partition_high, 1, NULL, dest,
+                                          request);
+}
+
+int Cart_pready_list_to(int length, const int partitions[], int dest, Cart_request request)
+{
+    int rc = check_dest("Cart_pready_list_to", dest, request);
+    if (rc != MPI_SUCCESS) return rc;
+    if (length < 0) return PFAIL(request, MPI_ERR_COUNT, "Cart_pready_list_to: length = %d is negative", length);
+    if (length > 0 && !partitions) return PFAIL(request, MPI_ERR_ARG, "Cart_pready_list_to: partitions is NULL");
+    return pready_set("Cart_pready_list_to", 0, -1, length, length > 0 ? partitions : (const int[]){ 0 }, dest,
+                      request);
+}
+
+/* ---- Cart_parrived* -------------------------------------------------- */
+
+static int parrived(const char *who, Cart_request r, int partition, int source, int *flag)
+{
+    if (r == CART_REQUEST_NULL) return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is CART_REQUEST_NULL", who);
+    if (!r->part)
+        return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is not partitioned (made by %s, not a Cart_p*_init)", who,
+                     r->who);
+    if (!flag) return PFAIL(r, MPI_ERR_ARG, "%s: flag is NULL", who);
+    cc_part *p = r->part;
+    if (source >= 0 && source >= p->nsrc)
+        return PFAIL(r, MPI_ERR_RANK, "%s: source = %d is not a source (0 ... %d)", who, source, p->nsrc - 1);
+    int n = p->nrecv;
+    if (source >= 0 && !p->rwhole) n = p->roff[source + 1] - p->roff[source];
+    if (partition < 0 || partition >= n)
+        return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is out of range (%d receive partitions%s)", who, partition, n,
+                     source >= 0 ? " from this source" : "");
+    if (r->state == CC_REQ_INACTIVE) {
+        if (p->cycles == 0)
+            return PFAIL(r, MPI_ERR_REQUEST, "%s: the request has never been started", who);
+        *flag = 1; /* the last operation's values are final */
+        return MPI_SUCCESS;
+    }
+    /* Only final values count: the partition has arrived once the
+     * operation has completed here. */
+    int done = r->state == CC_REQ_DONE;
+    if (!done && cc_request_trylock(r)) {
+        cc_request_advance(r, &done);
+        cc_request_unlock(r);
+    }
+    if (!done) cc_progress_others(r);
+    *flag = done;
+    return MPI_SUCCESS;
+}
+
+int Cart_parrived(Cart_request request, int partition, int *flag)
+{
+    return parrived("Cart_parrived", request, partition, -1, flag);
+}
+
+int Cart_parrived_from(Cart_request request, int partition, int source, int *flag)
+{
+    if (source < 0) return PFAIL(request, MPI_ERR_RANK, "Cart_parrived_from: source = %d is negative", source);
+    return parrived("Cart_parrived_from", request, partition, source, flag);
+}

@@ -1,0 +1,62 @@
+/* Partitioned requests (seed 004): a persistent operation whose send
+ * buffer becomes ready partition by partition (Cart_pready*) and whose
+ * receive buffer can be polled partition by partition (Cart_parrived*).
+ *
+ * This release's transport: the request wraps the persistent request of
+ * the same collective on the whole buffers (planned at _init, so a started
+ * operation allocates nothing and creates no MPI objects) and starts it
+ * once every send partition of this process is ready -- in the progress of
+ * Cart_test, Cart_wait and Cart_parrived (any thread level), or at once in
+ * the Cart_pready call that completes the set under MPI_THREAD_MULTIPLE.
+ * Marking is lock-free (atomic counters), so OpenMP threads of a
+ * MPI_THREAD_FUNNELED program may mark partitions: Cart_pready* make no MPI
+ * call then.  A receive partition is reported arrived once the whole
+ * operation has completed here (final, never early). */
+#ifndef CC_PARTITIONED_H
+#define CC_PARTITIONED_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "cartcoll.h"
+
+/* How the send side's partitions reach destinations. */
+enum {
+    CC_PART_NONE,  /* no send partitions here (bcast/scatter away from the root) */
+    CC_PART_WHOLE, /* one buffer of `parts` partitions to each of ndest destinations */
+    CC_PART_BLOCKS /* block i (parts[i] partitions) to destination i only */
+};
+
+typedef struct cc_part {
+    Cart_request inner;     /* the persistent collective on the whole buffers */
+    int send_kind;          /* CC_PART_* */
+    int ndest;              /* destinations (ranks, or out-neighbour indices) */
+    int only_dest;          /* >= 0: the one destination's rank (global gather, reduce) */
+    int nsend;              /* send partitions this process numbers */
+    int *soff;              /* BLOCKS: ndest + 1 offsets of the blocks' partitions */
+    int nsrc;               /* sources (ranks, or in-neighbour indices); 0: nothing received */
+    int nrecv;              /* receive partitions this process numbers */
+    int *roff;              /* nsrc + 1 offsets (a whole buffer: every source 0 ... nrecv) */
+    int rwhole;             /* the receive buffer is one buffer from every source */
+    atomic_int *marks;      /* per send partition: destinations it was marked ready for */
+    atomic_int nready;      /* marks so far; all ready at `need` */
+    int need;
+    atomic_int started;     /* the inner request was started for this cycle */
+    int cycles;             /* completed start/wait cycles */
+    int multiple;           /* MPI_THREAD_MULTIPLE: a completing Cart_pready may start it */
+    pthread_t owner;        /* the thread that made it: errors are raised there only */
+} cc_part;
+
+/* Life cycle, called from request.c for a request with r->part. */
+int cc_part_start(Cart_request r);
+int cc_part_advance(Cart_request r, int *done);
+int cc_part_wait_step(Cart_request r);
+void cc_part_free(cc_part *p);
+
+/* Make the partitioned request around `inner` (taken over, also on
+ * failure).  Offsets are copied.  Returns MPI_SUCCESS or an error class. */
+int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_request inner, int send_kind,
+                        int ndest, int nsend, const int *soff, int nsrc, int nrecv, const int *roff, int rwhole);
+
+#endif
