@@ -820,13 +820,26 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * error handler).  Under MPI_THREAD_MULTIPLE the mark that completes the
  * set starts the transfer at once, from the calling thread.
  *
- * Transport of this release: planning happens in _init (the persistent
- * request of the collective on the whole buffers, on the library's private
- * communicator); a started operation allocates nothing and creates no MPI
- * objects.  The data of a process leaves once all its send partitions are
- * ready, and a receive partition is reported arrived when the operation
- * has completed at this process: correct, not yet early-bird (partition by
- * partition pipelining is future work).
+ * Transport of this release (planned in _init; a started operation
+ * allocates nothing and creates no MPI objects):
+ *   - EARLY BIRD for Cart_palltoall_init on Cart_neighborhood_create
+ *     communicators (one predefined datatype on both sides, algorithm
+ *     auto or direct): one persistent message per send partition on a
+ *     duplicate of the communicator, started as soon as the partition is
+ *     marked (by the marking thread under MPI_THREAD_MULTIPLE or when it
+ *     is the thread that made the request, else at the next Cart_test /
+ *     Cart_wait / Cart_parrived); receives are posted at Cart_start, and
+ *     Cart_parrived reports a receive partition as soon as the messages
+ *     covering it have arrived.  Under MPI_THREAD_MULTIPLE the library's
+ *     progress thread is started (it sleeps while no operation is active)
+ *     so that early messages move while threads compute.  A forced
+ *     COMBINING or TORUS algorithm (info, environment) takes the general
+ *     transport;
+ *   - every other case: the persistent request of the collective on the
+ *     whole buffers, on the library's private communicator, started once
+ *     all of this process's send partitions are ready; a receive partition
+ *     is reported arrived when the operation has completed at this
+ *     process.  (Pipelining through combining schedules: future work.)
  *
  * Errors: partition numbers out of range, partition_low > partition_high
  * (MPI_ERR_ARG); a partition marked twice (MPI_ERR_ARG); dest / source not

@@ -7,6 +7,8 @@
 #include "cartcoll.h"
 
 #include "base/errors.h"
+#include "base/mpi_compat.h"
+#include "base/options.h"
 #include "req/partitioned.h"
 #include "req/request.h"
 #include "topo/kind.h"
@@ -326,6 +328,125 @@ int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcoun
     return finish(who, comm, rc, inner, &s, request);
 }
 
+/* ---- the early bird: neighbourhood alltoall ------------------------------ */
+
+static int named(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    return MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+}
+
+/* Whether every process of comm says yes (one small reduction). */
+static int all_agree(MPI_Comm c, int yes)
+{
+    int all = 0;
+    return MPI_Allreduce(&yes, &all, 1, MPI_INT, MPI_MIN, c) == MPI_SUCCESS && all;
+}
+
+/* One persistent send per send partition to out-neighbour i (tag: the
+ * partition's number), one persistent receive per partition of each
+ * in-neighbour j (its sender's partitioning, exchanged here): the block of
+ * offset i leaves R towards R + N[i] and arrives as block i there, so both
+ * sides number the edge's messages alike.  Only on Cart_neighborhood_create
+ * communicators (no permuted blocks), with one predefined datatype on both
+ * sides, when every process qualifies; else *made = 0 and the caller takes
+ * the general transport.  Collective. */
+static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type, void *recvbuf,
+                      int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w, int wanted,
+                      int *made, Cart_request *request)
+{
+    *made = 0;
+    int kind, t = 0;
+    cc_comm *cs = NULL;
+    cc_kind_of(comm, &kind, &cs, who);
+    int ok = wanted && kind == CC_KIND_NBH && cs && !cs->nbh->graph && !cs->nbh->detected && !cs->nbh->sperm &&
+             !cs->nbh->rperm && sendbuf != MPI_IN_PLACE && type == rtype && named(type) && w->indeg == w->outdeg &&
+             Cart_neighbor_count(comm, &t) == MPI_SUCCESS && t == w->outdeg && (long long)t * sp < 32767 &&
+             (long long)t * rp < 32767;
+    MPI_Comm pc;
+    if (MPI_Comm_dup(comm, &pc) != MPI_SUCCESS) return cc_error(comm, MPI_ERR_OTHER, "%s: MPI_Comm_dup failed", who);
+    if (!all_agree(pc, ok)) {
+        MPI_Comm_free(&pc);
+        return MPI_SUCCESS;
+    }
+    int *src = malloc(sizeof(int) * ((size_t)t + 1)), *dst = malloc(sizeof(int) * ((size_t)t + 1));
+    int *theirs = malloc(sizeof(int) * ((size_t)t + 1)), *wts = malloc(sizeof(int) * 2 * ((size_t)t + 1));
+    MPI_Request *x = malloc(sizeof(MPI_Request) * (2 * (size_t)t + 1));
+    int rc = src && dst && theirs && x && wts ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS) rc = Cart_neighbor_get(comm, t, src, wts, t, dst, wts + t);
+    free(wts);
+    /* the senders' partitioning of each block I receive */
+    for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
+        rc = MPI_Irecv(&theirs[i], 1, MPI_INT, src[i], i, pc, &x[i]);
+        if (rc == MPI_SUCCESS) rc = MPI_Isend(&sp, 1, MPI_INT, dst[i], i, pc, &x[t + i]);
+    }
+    if (rc == MPI_SUCCESS && t > 0) rc = cc_waitall(2 * t, x);
+    long long rblock = (long long)rp * rcnt;
+    for (int i = 0; rc == MPI_SUCCESS && i < t; i++)
+        if (src[i] == MPI_PROC_NULL) theirs[i] = 1;
+        else if (theirs[i] <= 0 || rblock % theirs[i] != 0 || (long long)sp * sc != rblock) ok = 0;
+    if (rc != MPI_SUCCESS || !all_agree(pc, ok)) {
+        free(src), free(dst), free(theirs), free(x);
+        MPI_Comm_free(&pc);
+        return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error(comm, MPI_ERR_OTHER, "%s: setting up failed", who);
+    }
+    int nsend = t * sp, nrecv = t * rp;
+    int *soff = malloc(sizeof(int) * ((size_t)t + 1)), *roff = malloc(sizeof(int) * ((size_t)t + 1));
+    for (int i = 0; soff && roff && i <= t; i++) soff[i] = i * sp, roff[i] = i * rp;
+    Cart_request r = CART_REQUEST_NULL;
+    rc = soff && roff ? cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, CC_PART_BLOCKS, t, nsend, soff, t,
+                                            nrecv, roff, 0)
+                      : MPI_ERR_NO_MEM;
+    free(soff);
+    free(roff);
+    cc_part *p = rc == MPI_SUCCESS ? r->part : NULL;
+    if (p) {
+        p->direct = 1;
+        p->pcomm = pc;
+        pc = MPI_COMM_NULL;
+        p->rblock = (int)rblock;
+        p->rcount = (int)rcnt;
+        p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsend + 1));
+        p->sstarted = cc_alloc_zarray((size_t)nsend + 1, sizeof *p->sstarted);
+        p->rfirst = malloc(sizeof(int) * ((size_t)t + 1));
+        int nm = 0;
+        for (int i = 0; i < t; i++) nm += theirs[i];
+        p->rreq = malloc(sizeof(MPI_Request) * ((size_t)nm + 1));
+        if (!p->sreq || !p->sstarted || !p->rfirst || !p->rreq) rc = MPI_ERR_NO_MEM;
+        MPI_Aint lb, ext;
+        MPI_Type_get_extent(type, &lb, &ext);
+        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++) p->sreq[k] = MPI_REQUEST_NULL;
+        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++)
+            rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)k * sc * ext, (int)sc, type, dst[k / sp], k % sp +
+                               (k / sp) * sp, p->pcomm, &p->sreq[k]);
+        p->nrmsg = 0;
+        for (int i = 0; rc == MPI_SUCCESS && i <= t; i++) {
+            p->rfirst[i] = p->nrmsg;
+            if (i == t) break;
+            int per = (int)(rblock / theirs[i]);
+            for (int m = 0; rc == MPI_SUCCESS && m < theirs[i]; m++) {
+                p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
+                rc = MPI_Recv_init((char *)recvbuf + ((MPI_Aint)i * rblock + (MPI_Aint)m * per) * ext, per, type,
+                                   src[i], i * theirs[i] + m, p->pcomm, &p->rreq[p->nrmsg]);
+                p->nrmsg++;
+            }
+        }
+    }
+    free(src), free(dst), free(theirs), free(x);
+    if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
+    if (rc != MPI_SUCCESS) {
+        if (r) cc_request_destroy(r);
+        return cc_error(comm, rc == MPI_ERR_NO_MEM ? rc : MPI_ERR_OTHER, "%s: setting up the partitions failed", who);
+    }
+    /* Early messages must move while the threads compute: under
+     * MPI_THREAD_MULTIPLE the library's progress thread (asleep while no
+     * operation is active) drives them. */
+    if (p->multiple) cc_progress_async_start();
+    *made = 1;
+    *request = r;
+    return MPI_SUCCESS;
+}
+
 int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, Cart_request *request)
@@ -338,7 +459,21 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     if (rc == MPI_SUCCESS) rc = whole(who, comm, "receive block", recvparts, recvcount, &nr);
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
+    /* the collective's own checks, and the general transport */
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
+    cc_choice ch = { CC_AUTO, CC_EXEC_AUTO, 0 };
+    cc_options_env(&ch);
+    cc_options_info(info, &ch, who);
+    if (rc == MPI_SUCCESS && w.nbh) {
+        /* the early bird, unless an algorithm that combines is forced */
+        int made = 0;
+        rc = early_bird(who, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, comm,
+                        &w, ch.algorithm == CC_AUTO || ch.algorithm == CC_DIRECT, &made, request);
+        if (rc != MPI_SUCCESS || made) {
+            Cart_request_free(&inner);
+            return rc;
+        }
+    }
     if (in_place) send_none(&s);
     else if (rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);

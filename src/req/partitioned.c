@@ -3,6 +3,7 @@
 #include "req/partitioned.h"
 
 #include "base/errors.h"
+#include "base/mpi_compat.h"
 #include "req/request.h"
 #include "util/alloc.h"
 
@@ -14,6 +15,17 @@ void cc_part_free(cc_part *p)
 {
     if (!p) return;
     cc_request_destroy(p->inner);
+    if (p->direct) {
+        for (int k = 0; k < p->nsend; k++)
+            if (p->sreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->sreq[k]);
+        for (int k = 0; k < p->nrmsg; k++)
+            if (p->rreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->rreq[k]);
+        if (p->pcomm != MPI_COMM_NULL) MPI_Comm_free(&p->pcomm);
+    }
+    free(p->sreq);
+    free(p->sstarted);
+    free(p->rreq);
+    free(p->rfirst);
     free(p->soff);
     free(p->roff);
     free(p->marks);
@@ -56,6 +68,8 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
     p->owner = pthread_self();
     atomic_init(&p->nready, 0);
     atomic_init(&p->started, 0);
+    atomic_init(&p->nstarted, 0);
+    p->pcomm = MPI_COMM_NULL;
     if (!p->marks || (send_kind == CC_PART_BLOCKS && !p->soff) || (!rwhole && nsrc > 0 && !p->roff)) {
         cc_part_free(p);
         free(r);
@@ -87,22 +101,72 @@ static int start_inner(Cart_request r)
     return rc;
 }
 
+/* Early bird: start the send of partition k once (any thread allowed to
+ * call MPI). */
+static int start_send(Cart_request r, int k)
+{
+    cc_part *p = r->part;
+    int expect = 0;
+    if (!atomic_compare_exchange_strong(&p->sstarted[k], &expect, 1)) return MPI_SUCCESS;
+    int rc = MPI_Start(&p->sreq[k]);
+    if (rc != MPI_SUCCESS) r->error = rc;
+    atomic_fetch_add(&p->nstarted, 1);
+    return rc;
+}
+
 int cc_part_start(Cart_request r)
 {
     cc_part *p = r->part;
-    /* no allocation, no MPI object: counters only */
+    /* no allocation, no MPI object: counters (and persistent requests) only */
     for (int k = 0; k < p->nsend; k++) atomic_store(&p->marks[k], 0);
     atomic_store(&p->nready, 0);
     atomic_store(&p->started, 0);
     r->error = MPI_SUCCESS;
     r->state = CC_REQ_ACTIVE;
+    if (p->direct) {
+        for (int k = 0; k < p->nsend; k++) atomic_store(&p->sstarted[k], 0);
+        atomic_store(&p->nstarted, 0);
+        atomic_store(&p->started, 1);
+        int rc = p->nrmsg > 0 ? MPI_Startall(p->nrmsg, p->rreq) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) r->error = rc, r->state = CC_REQ_DONE;
+        return rc;
+    }
     return p->need == 0 ? start_inner(r) : MPI_SUCCESS;
+}
+
+/* Early bird progress: start the sends marked by threads that could not;
+ * done once every send is started and every message complete. */
+static int advance_direct(Cart_request r, int *done)
+{
+    cc_part *p = r->part;
+    int rc = MPI_SUCCESS;
+    if (atomic_load(&p->nstarted) < p->nsend)
+        for (int k = 0; k < p->nsend && rc == MPI_SUCCESS; k++)
+            if (atomic_load(&p->marks[k]) && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
+    int fs = 0, fr = 0;
+    if (rc == MPI_SUCCESS && atomic_load(&p->nstarted) == p->nsend) {
+        rc = p->nsend ? cc_testall(p->nsend, p->sreq, &fs) : (fs = 1, MPI_SUCCESS);
+        if (rc == MPI_SUCCESS && fs)
+            rc = p->nrmsg ? cc_testall(p->nrmsg, p->rreq, &fr) : (fr = 1, MPI_SUCCESS);
+    } else if (rc == MPI_SUCCESS && p->nrmsg) {
+        /* let the receives progress meanwhile */
+        int flag;
+        rc = MPI_Testany(p->nrmsg, p->rreq, &(int){ 0 }, &flag, MPI_STATUS_IGNORE);
+    }
+    if (rc != MPI_SUCCESS && r->error == MPI_SUCCESS) r->error = rc;
+    if ((fs && fr) || r->error != MPI_SUCCESS) {
+        p->cycles++;
+        r->state = CC_REQ_DONE;
+        *done = 1;
+    }
+    return rc;
 }
 
 int cc_part_advance(Cart_request r, int *done)
 {
     cc_part *p = r->part;
     *done = 0;
+    if (p->direct) return advance_direct(r, done);
     if (!atomic_load(&p->started)) {
         if (atomic_load(&p->nready) < p->need) return MPI_SUCCESS;
         int rc = start_inner(r);
@@ -126,6 +190,15 @@ int cc_part_advance(Cart_request r, int *done)
 int cc_part_wait_step(Cart_request r)
 {
     cc_part *p = r->part;
+    if (p->direct) {
+        if (atomic_load(&p->nstarted) < p->nsend) {
+            sched_yield();
+            return MPI_SUCCESS;
+        }
+        int rc = p->nsend ? cc_waitall(p->nsend, p->sreq) : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && p->nrmsg) rc = cc_waitall(p->nrmsg, p->rreq);
+        return rc;
+    }
     if (!atomic_load(&p->started)) {
         /* other threads are still marking partitions */
         if (atomic_load(&p->nready) < p->need) sched_yield();
@@ -196,6 +269,12 @@ static int mark(Cart_request r, const char *who, int k, int dest)
     int want = p->send_kind == CC_PART_WHOLE ? p->ndest : 1, expect = 0;
     if (!atomic_compare_exchange_strong(&p->marks[k], &expect, want))
         return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready", who, k);
+    if (p->direct) {
+        atomic_fetch_add(&p->nready, want);
+        /* early bird: it leaves now, from this thread where it may call MPI */
+        if (p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, k);
+        return MPI_SUCCESS;
+    }
     maybe_start(r, want);
     return MPI_SUCCESS;
 }
@@ -304,9 +383,33 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         *flag = 1; /* the last operation's values are final */
         return MPI_SUCCESS;
     }
+    int done = r->state == CC_REQ_DONE;
+    if (!done && p->direct && (p->multiple || pthread_equal(pthread_self(), p->owner)) && cc_request_trylock(r)) {
+        cc_request_advance(r, &done); /* starts the sends other threads marked */
+        cc_request_unlock(r);
+    }
+    if (!done && p->direct) {
+        /* early bird: the messages covering the partition have arrived */
+        int j = 0, q = partition;
+        if (source >= 0) j = source;
+        else
+            while (j < p->nsrc && q >= p->roff[j + 1] - p->roff[j]) q -= p->roff[j + 1] - p->roff[j], j++;
+        int nm = p->rfirst[j + 1] - p->rfirst[j], per = nm > 0 ? p->rblock / nm : 0;
+        int lo = 0, hi = nm;
+        if (per > 0) lo = q * p->rcount / per, hi = ((q + 1) * p->rcount - 1) / per + 1;
+        if (hi > nm) hi = nm;
+        int ok = 0, rc = MPI_SUCCESS;
+        if (p->multiple || pthread_equal(pthread_self(), p->owner)) {
+            ok = 1;
+            if (hi > lo) rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
+        }
+        if (rc != MPI_SUCCESS) return PFAIL(r, MPI_ERR_OTHER, "%s: testing the receives failed", who);
+        if (!ok) cc_progress_others(r);
+        *flag = ok;
+        return MPI_SUCCESS;
+    }
     /* Only final values count: the partition has arrived once the
      * operation has completed here. */
-    int done = r->state == CC_REQ_DONE;
     if (!done && cc_request_trylock(r)) {
         cc_request_advance(r, &done);
         cc_request_unlock(r);

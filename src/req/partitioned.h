@@ -2,12 +2,20 @@
  * buffer becomes ready partition by partition (Cart_pready*) and whose
  * receive buffer can be polled partition by partition (Cart_parrived*).
  *
- * This release's transport: the request wraps the persistent request of
- * the same collective on the whole buffers (planned at _init, so a started
- * operation allocates nothing and creates no MPI objects) and starts it
- * once every send partition of this process is ready -- in the progress of
- * Cart_test, Cart_wait and Cart_parrived (any thread level), or at once in
- * the Cart_pready call that completes the set under MPI_THREAD_MULTIPLE.
+ * Two transports, both planned at _init (a started operation allocates
+ * nothing and creates no MPI objects):
+ *   - early bird (regular neighbourhood alltoall on Cart_neighborhood_create
+ *     communicators): one persistent send per send partition, started as
+ *     soon as the partition is marked -- by the marking thread where it may
+ *     call MPI (MPI_THREAD_MULTIPLE, or the thread that made the request),
+ *     else in the next progress call -- and one persistent receive per
+ *     partition of each source, posted at Cart_start; a receive partition
+ *     has arrived when the messages covering it have;
+ *   - otherwise the request wraps the persistent request of the same
+ *     collective on the whole buffers and starts it once every send
+ *     partition of this process is ready -- in the progress of Cart_test,
+ *     Cart_wait and Cart_parrived, or at once in the Cart_pready call that
+ *     completes the set under MPI_THREAD_MULTIPLE.
  * Marking is lock-free (atomic counters), so OpenMP threads of a
  * MPI_THREAD_FUNNELED program may mark partitions: Cart_pready* make no MPI
  * call then.  A receive partition is reported arrived once the whole
@@ -46,6 +54,17 @@ typedef struct cc_part {
     int cycles;             /* completed start/wait cycles */
     int multiple;           /* MPI_THREAD_MULTIPLE: a completing Cart_pready may start it */
     pthread_t owner;        /* the thread that made it: errors are raised there only */
+    /* early bird (direct): */
+    int direct;
+    MPI_Comm pcomm;         /* its own duplicate of the communicator */
+    MPI_Request *sreq;      /* nsend persistent sends, by send partition */
+    atomic_int *sstarted;   /* nsend: started in this cycle */
+    atomic_int nstarted;
+    int nrmsg;              /* persistent receives: the senders' partitions */
+    MPI_Request *rreq;
+    int *rfirst;            /* nsrc + 1: first receive of source j */
+    int rblock;             /* elements of one receive block */
+    int rcount;             /* elements of one receive partition */
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */
@@ -55,7 +74,9 @@ int cc_part_wait_step(Cart_request r);
 void cc_part_free(cc_part *p);
 
 /* Make the partitioned request around `inner` (taken over, also on
- * failure).  Offsets are copied.  Returns MPI_SUCCESS or an error class. */
+ * failure; CART_REQUEST_NULL for the early bird, whose fields the caller
+ * sets after this).  Offsets are copied.  Returns MPI_SUCCESS or an error
+ * class. */
 int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_request inner, int send_kind,
                         int ndest, int nsend, const int *soff, int nsrc, int nrecv, const int *roff, int rwhole);
 

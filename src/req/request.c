@@ -101,7 +101,8 @@ void cc_request_destroy(Cart_request r)
 int cc_request_raise(Cart_request r, int code)
 {
     if (!r) return cc_error_raise(MPI_COMM_SELF, code);
-    if (r->part) return cc_request_raise(r->part->inner, code); /* the same communicator */
+    if (r->part) /* the same communicator (the early bird's duplicate has its error handler) */
+        return r->part->inner ? cc_request_raise(r->part->inner, code) : cc_error_raise(r->part->pcomm, code);
     if (r->mpi) return cc_error_raise(r->user, code);
     cc_comm *c = r->cs;
     if (!atomic_load(&c->user_freed)) return cc_error_raise(r->user, code);
