@@ -16,7 +16,9 @@
  *   the calls that complete, start, free or query requests, and the
  *   blocking point-to-point calls, so that the drop-in's requests behave
  *   as MPI's and its operations progress while the program waits
- *   (requests.c, completion.c).
+ *   (requests.c, completion.c);
+ *   on Open MPI, the Fortran bindings of the calls above that its Fortran
+ *   layer sends straight to PMPI (fortran.c).
  * Built on the public API only.  Everything else goes to MPI.
  *
  * Environment: CARTCOLL_PRELOAD=off (everything to MPI), =passthrough (only
