@@ -41,14 +41,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 enum { MODE_OFF, MODE_ON, MODE_PASSTHROUGH };
 enum { KIND_OTHER = 1, KIND_GRAPH, KIND_CARTESIAN }; /* attribute values */
 
 _Thread_local int pl_inside;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int mode = MODE_ON, report, threaded, async;
+static int mode = MODE_ON, report, threaded;
 static int keyval = MPI_KEYVAL_INVALID;
 static atomic_long seen, cartesian, calls, accelerated;
 
@@ -62,10 +61,6 @@ static void setup(void)
     int level = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&level);
     threaded = level == MPI_THREAD_MULTIPLE;
-    /* cartcoll's progress thread runs when asked for and possible */
-    const char *a = getenv("CARTCOLL_ASYNC_PROGRESS");
-    async = threaded && a &&
-            (!strcmp(a, "1") || !strcasecmp(a, "true") || !strcasecmp(a, "yes") || !strcasecmp(a, "on"));
     /* dups keep the classification (MPI_COMM_DUP_FN copies the value) */
     if (PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL) != MPI_SUCCESS)
         keyval = MPI_KEYVAL_INVALID;
@@ -78,7 +73,6 @@ int pl_on(void)
 }
 
 int pl_threaded(void) { return threaded; }
-int pl_async(void) { return async; }
 
 /* Whether Cart_ collectives run Cartesian schedules on a graph: the
  * schedule queries answer only there (MPI_ERR_TOPOLOGY on other graphs),

@@ -37,12 +37,6 @@ void pl_count(int cartesian);
 /* MPI_Init_thread's level is MPI_THREAD_MULTIPLE. */
 int pl_threaded(void);
 
-/* cartcoll's progress thread runs (CARTCOLL_ASYNC_PROGRESS with
- * MPI_THREAD_MULTIPLE): it calls MPI_Test* from a thread where pl_inside
- * is not set, so calls that involve none of the drop-in's requests are
- * left to PMPI without driving progress. */
-int pl_async(void);
-
 /* Run `call` (an expression calling cartcoll) with the guard set. */
 #define PL_THROUGH(call)           \
     do {                           \
@@ -89,11 +83,12 @@ int pl_is_persistent(const pl_req *e);
 void pl_drive(void);
 
 /* Whether a call must drive (`mine`: it involves requests of the
- * drop-in): something is pending, this is a program thread (one that made,
- * started or waited for a request of the drop-in; never cartcoll's progress
- * thread) and cartcoll's progress thread does not take care of it -- there
- * is none, or the call waits for the drop-in's own requests, or this
- * program thread must complete requests the program freed while active. */
+ * drop-in): something is pending and this is a program thread (one that
+ * made, started or waited for a request of the drop-in; never cartcoll's
+ * progress thread).  Program threads drive even where cartcoll's progress
+ * thread runs: whether it runs cannot be known from outside (the library
+ * starts it only for some communicators and calls), and only program
+ * threads complete the drop-in's requests. */
 int pl_needs_drive(int mine);
 /* pl_drive() where pl_needs_drive(mine). */
 void pl_drive_for(int mine);

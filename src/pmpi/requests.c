@@ -350,11 +350,7 @@ int pl_needs_drive(int mine)
      * holds a request of the drop-in, calls MPI with cartcoll's list lock
      * held, and driving there would take that lock again -- whether the
      * thread was started by CARTCOLL_ASYNC_PROGRESS or by an info key. */
-    if (!pl_pending() || !program_thread) return 0;
-    if (!pl_async() || mine) return 1;
-    /* the progress thread advances operations but cannot complete them:
-     * those the program freed are completed by its threads */
-    return atomic_load(&norphans) > 0;
+    return pl_pending() && program_thread;
 }
 
 void pl_drive_for(int mine)
