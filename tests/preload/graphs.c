@@ -33,7 +33,9 @@ static void neighbours(graph *g)
     }
     int sw[MAXN], dw[MAXN];
     MPI_Dist_graph_neighbors_count(g->comm, &g->in, &g->out, &w);
-    MPI_Dist_graph_neighbors(g->comm, MAXN, g->src, sw, MAXN, g->dst, dw);
+    /* the degrees, not the arrays' size: MPICH 4.0 copies maxindegree and
+     * maxoutdegree entries, reading past its own arrays (valgrind) */
+    MPI_Dist_graph_neighbors(g->comm, g->in, g->src, sw, g->out, g->dst, dw);
 }
 
 static int on_grid(int r, int c, const int *dims) { return r >= 0 && r < dims[0] && c >= 0 && c < dims[1]; }
