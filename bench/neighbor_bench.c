@@ -12,9 +12,11 @@
  * to R + N[i] and receives block i from R - N[i]
  * (MPI_Dist_graph_create_adjacent on MPI_COMM_WORLD, reorder 0).
  *
- * Operations (--ops): alltoall, allgather, alltoallw and their non-blocking
+ * Operations (--ops): alltoall, allgather, alltoallw, their non-blocking
  * forms ialltoall, iallgather, ialltoallw (MPI_Ineighbor_* and MPI_Wait,
- * timed together); m ints per block.  alltoallw describes block i by its
+ * timed together) and, on an MPI-4 MPI, their persistent forms palltoall,
+ * pallgather, palltoallw (MPI_Neighbor_*_init once per case, then
+ * MPI_Start and MPI_Wait timed together); m ints per block.  alltoallw describes block i by its
  * type: one MPI_Type_contiguous(m, MPI_INT) per block (--wtype contig, the
  * default) or m MPI_INTs (--wtype int, as cartbench).
  *
@@ -37,9 +39,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OP_ALLTOALL, OP_IALLTOALL, OP_ALLGATHER, OP_IALLGATHER, OP_ALLTOALLW, OP_IALLTOALLW, NOPS };
-static const char *const op_names[NOPS] = { "alltoall",  "ialltoall", "allgather",
-                                            "iallgather", "alltoallw", "ialltoallw" };
+enum {
+    OP_ALLTOALL, OP_IALLTOALL, OP_ALLGATHER, OP_IALLGATHER, OP_ALLTOALLW, OP_IALLTOALLW,
+    OP_PALLTOALL, OP_PALLGATHER, OP_PALLTOALLW, NOPS
+};
+static const char *const op_names[NOPS] = { "alltoall",  "ialltoall", "allgather", "iallgather", "alltoallw",
+                                            "ialltoallw", "palltoall", "pallgather", "palltoallw" };
+/* The MPI has the persistent forms (MPI-4). */
+enum { HAVE_PERSISTENT = MPI_VERSION >= 4 };
+
+/* 0 blocking, 1 non-blocking, 2 persistent. */
+static int form(int op) { return op >= OP_PALLTOALL ? 2 : op % 2; }
+static const char *op_prefix(int op)
+{
+    static const char *const p[3] = { "MPI_Neighbor_", "MPI_Ineighbor_", "MPI_Neighbor_(init) " };
+    return p[form(op)];
+}
 
 enum { MAXD = 16, MAXM = 64, MAXBOX = 1 << 20, TAG = 77 };
 
@@ -59,6 +74,7 @@ typedef struct {
     int *sbuf, *rbuf, *want, *cnt;
     MPI_Aint *displ;
     MPI_Datatype *types, block;
+    MPI_Request preq; /* persistent forms: made once per case */
 } kase;
 
 typedef struct {
@@ -89,7 +105,8 @@ static void usage(FILE *out)
                  "  -m LIST           ints per block, comma-separated (default 1,10,100)\n"
                  "  --reps R          timed repetitions (default 100); --warmup W untimed (default 10)\n"
                  "  --ops LIST        alltoall,ialltoall,allgather,iallgather,alltoallw,ialltoallw,\n"
-                 "                    blocking, nonblocking or all (default all)\n"
+                 "                    palltoall,pallgather,palltoallw (persistent: MPI-4 only),\n"
+                 "                    blocking, nonblocking, persistent or all (default all)\n"
                  "  --wtype T         alltoallw block types: contig (one MPI_Type_contiguous(m, MPI_INT),\n"
                  "                    default) or int (m MPI_INT)\n"
                  "  --csv FILE        also write the rows as CSV\n"
@@ -124,10 +141,16 @@ static int ops_arg(const char *s, options *o)
     memset(o->ops, 0, sizeof o->ops);
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         int hit = 0;
-        for (int op = 0; op < NOPS; op++)
-            if (!strcmp(tok, op_names[op]) || !strcmp(tok, "all") || (!strcmp(tok, "blocking") && op % 2 == 0) ||
-                (!strcmp(tok, "nonblocking") && op % 2 == 1))
+        for (int op = 0; op < NOPS; op++) {
+            int f = form(op);
+            if (!strcmp(tok, op_names[op]) || (!strcmp(tok, "all") && (f < 2 || HAVE_PERSISTENT)) ||
+                (!strcmp(tok, "blocking") && f == 0) || (!strcmp(tok, "nonblocking") && f == 1) ||
+                (!strcmp(tok, "persistent") && f == 2))
                 o->ops[op] = hit = 1;
+        }
+        if (!HAVE_PERSISTENT)
+            for (int op = OP_PALLTOALL; op < NOPS; op++)
+                if (o->ops[op]) return -1; /* not in this MPI */
         if (!hit) return -1;
     }
     return 0;
@@ -152,7 +175,7 @@ static int one_option(options *o, const char *k, const char *v)
 static int parse_args(int argc, char **argv, options *o)
 {
     *o = (options){ .d = 2, .n = 3, .f = -1, .nm = 3, .m = { 1, 10, 100 }, .reps = 100, .warmup = 10, .contig = 1 };
-    for (int op = 0; op < NOPS; op++) o->ops[op] = 1;
+    for (int op = 0; op < NOPS; op++) o->ops[op] = form(op) < 2 || HAVE_PERSISTENT;
     for (int a = 1; a < argc; a++) {
         const char *k = argv[a];
         if (!strcmp(k, "-h") || !strcmp(k, "--help")) {
@@ -242,7 +265,7 @@ static int value(int rank, int block, int e)
     return (int)((unsigned)(rank + 1) * 1000003u + (unsigned)block * 1009u + (unsigned)e);
 }
 
-static int is_allgather(int op) { return op == OP_ALLGATHER || op == OP_IALLGATHER; }
+static int is_allgather(int op) { return op == OP_ALLGATHER || op == OP_IALLGATHER || op == OP_PALLGATHER; }
 
 /* want: what arrives in each receive block, by point-to-point messages. */
 static void oracle(kase *k, const graph *g)
@@ -260,10 +283,30 @@ static void oracle(kase *k, const graph *g)
     free(rq);
 }
 
+/* The persistent forms: planned once, before the checked and timed calls. */
+static void init_persistent(kase *k, MPI_Comm c)
+{
+#if MPI_VERSION >= 4
+    int m = k->m;
+    MPI_Info i = MPI_INFO_NULL;
+    switch (k->op) {
+    case OP_PALLTOALL: MPI_Neighbor_alltoall_init(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, c, i, &k->preq); break;
+    case OP_PALLGATHER: MPI_Neighbor_allgather_init(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, c, i, &k->preq); break;
+    case OP_PALLTOALLW:
+        MPI_Neighbor_alltoallw_init(k->sbuf, k->cnt, k->displ, k->types, k->rbuf, k->cnt, k->displ, k->types, c, i,
+                                    &k->preq);
+        break;
+    default: break;
+    }
+#else
+    (void)k, (void)c;
+#endif
+}
+
 static void setup_case(kase *k, const graph *g, const options *o, int op, int m)
 {
     size_t t = (size_t)g->t;
-    k->op = op, k->m = m, k->n = t * (size_t)m;
+    k->op = op, k->m = m, k->n = t * (size_t)m, k->preq = MPI_REQUEST_NULL;
     k->sbuf = xmalloc(sizeof(int) * k->n);
     k->rbuf = xmalloc(sizeof(int) * k->n);
     k->want = xmalloc(sizeof(int) * k->n);
@@ -283,10 +326,12 @@ static void setup_case(kase *k, const graph *g, const options *o, int op, int m)
         k->displ[i] = (MPI_Aint)(i * (size_t)m * sizeof(int));
     }
     oracle(k, g);
+    init_persistent(k, g->comm);
 }
 
 static void free_case(kase *k)
 {
+    if (k->preq != MPI_REQUEST_NULL) MPI_Request_free(&k->preq);
     if (k->block != MPI_DATATYPE_NULL) MPI_Type_free(&k->block);
     free(k->sbuf);
     free(k->rbuf);
@@ -296,10 +341,15 @@ static void free_case(kase *k)
     free(k->types);
 }
 
-static void call_op(const kase *k, MPI_Comm c)
+static void call_op(kase *k, MPI_Comm c)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     int m = k->m;
+    if (form(k->op) == 2) {
+        MPI_Start(&k->preq);
+        MPI_Wait(&k->preq, MPI_STATUS_IGNORE);
+        return;
+    }
     switch (k->op) {
     case OP_ALLTOALL: MPI_Neighbor_alltoall(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, c); return;
     case OP_IALLTOALL: MPI_Ineighbor_alltoall(k->sbuf, m, MPI_INT, k->rbuf, m, MPI_INT, c, &r); break;
@@ -328,7 +378,7 @@ static int checked_call(kase *k, const graph *g, const options *o)
             fprintf(stderr,
                     "neighbor_bench: FAIL rank %d: %s%s m=%d: receive block %zu (from rank %d) int %zu is %d, "
                     "expected %d\n",
-                    me, k->op % 2 ? "MPI_Ineighbor_" : "MPI_Neighbor_", op_names[k->op] + k->op % 2, k->m, b,
+                    me, op_prefix(k->op), op_names[k->op] + (form(k->op) > 0), k->m, b,
                     g->src[b], e % (size_t)k->m, k->rbuf[e], k->want[e]);
             return 1;
         }
@@ -336,7 +386,7 @@ static int checked_call(kase *k, const graph *g, const options *o)
 }
 
 /* x[r]: the time of repetition r, the maximum over processes on rank 0. */
-static void time_case(const kase *k, const graph *g, const options *o, double *x)
+static void time_case(kase *k, const graph *g, const options *o, double *x)
 {
     for (int w = 0; w < o->warmup; w++) {
         MPI_Barrier(MPI_COMM_WORLD);

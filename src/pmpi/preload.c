@@ -6,15 +6,20 @@
  *          detection of stencil graphs);
  *   MPI_Cart_create -> PMPI (counted; its neighbourhood is derived by the
  *          first collective);
- *   the five blocking MPI_Neighbor_* collectives
+ *   the five MPI_Neighbor_* collectives, blocking (this file), non-blocking
+ *   and MPI-4 persistent (nonblocking.c)
  *       -> the Cart_ collective of the same name on the same communicator:
  *          Cartesian schedules on Cartesian communicators (detected graphs,
  *          MPI_Cart_create), one message per edge on other graphs -- correct
  *          for repeated edges and periodic dimensions of size 1 and 2, where
- *          MPI implementations have been wrong.
- * Built on the public API only.  Everything else goes to MPI, among them
- * (in this release) the non-blocking MPI_Ineighbor_* and MPI-4's persistent
- * MPI_Neighbor_*_init.
+ *          MPI implementations have been wrong;
+ *   the calls that complete, start, free or query requests, and the
+ *   blocking point-to-point calls, so that the drop-in's requests behave
+ *   as MPI's and its operations progress while the program waits
+ *   (requests.c, completion.c);
+ *   on Open MPI, the Fortran bindings of the calls above that its Fortran
+ *   layer sends straight to PMPI (fortran.c).
+ * Built on the public API only.  Everything else goes to MPI.
  *
  * Environment: CARTCOLL_PRELOAD=off (everything to MPI), =passthrough (only
  * Cartesian communicators through cartcoll, other graphs to MPI), default
@@ -22,16 +27,16 @@
  *   cartcoll_preload: communicators S seen, C Cartesian; calls N, A accelerated
  * summed over MPI_COMM_WORLD (S: graph and Cartesian communicators made
  * through the drop-in, C: those with Cartesian schedules, N: intercepted
- * neighbourhood calls, A: those that ran Cartesian schedules).
+ * neighbourhood calls -- blocking, non-blocking, and each start of a
+ * persistent one --, A: those that ran Cartesian schedules).
  *
- * The library itself calls MPI functions this file defines (the detecting
- * graph constructors call MPI_Dist_graph_create_adjacent): a per-thread
- * flag sends those inner calls straight to PMPI. */
-#include <cartcoll.h>
-#include <mpi.h>
+ * The library itself calls MPI functions the drop-in defines (the detecting
+ * graph constructors call MPI_Dist_graph_create_adjacent, requests call
+ * MPI_Testall and MPI_Start): a per-thread flag sends those inner calls
+ * straight to PMPI. */
+#include "pmpi/preload.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +45,9 @@
 enum { MODE_OFF, MODE_ON, MODE_PASSTHROUGH };
 enum { KIND_OTHER = 1, KIND_GRAPH, KIND_CARTESIAN }; /* attribute values */
 
-static _Thread_local int inside;  /* in a call the drop-in made: go to PMPI */
+_Thread_local int pl_inside;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int mode = MODE_ON, report;
+static int mode = MODE_ON, report, threaded;
 static int keyval = MPI_KEYVAL_INVALID;
 static atomic_long seen, cartesian, calls, accelerated;
 
@@ -52,16 +57,22 @@ static void setup(void)
     if (m && !strcmp(m, "off")) mode = MODE_OFF;
     else if (m && !strcmp(m, "passthrough")) mode = MODE_PASSTHROUGH;
     report = r && *r && strcmp(r, "0") != 0;
+    /* the table of requests locks only where threads may meet in MPI */
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    threaded = level == MPI_THREAD_MULTIPLE;
     /* dups keep the classification (MPI_COMM_DUP_FN copies the value) */
     if (PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &keyval, NULL) != MPI_SUCCESS)
         keyval = MPI_KEYVAL_INVALID;
 }
 
-static int active(void)
+int pl_on(void)
 {
     pthread_once(&once, setup);
-    return mode != MODE_OFF && !inside;
+    return mode != MODE_OFF && !pl_inside;
 }
+
+int pl_threaded(void) { return threaded; }
 
 /* Whether Cart_ collectives run Cartesian schedules on a graph: the
  * schedule queries answer only there (MPI_ERR_TOPOLOGY on other graphs),
@@ -100,24 +111,51 @@ static int kind_of(MPI_Comm c)
     return kind;
 }
 
-/* Whether this neighbourhood call goes through cartcoll (and counts it). */
-static int take(MPI_Comm comm)
+void pl_count(int cart)
 {
-    if (!active()) return 0;
+    atomic_fetch_add(&calls, 1);
+    if (cart) atomic_fetch_add(&accelerated, 1);
+}
+
+int pl_take(MPI_Comm comm, int count, int *is_cart)
+{
+    if (!pl_on()) return 0;
     int kind = kind_of(comm);
     if (kind == KIND_OTHER || (mode == MODE_PASSTHROUGH && kind != KIND_CARTESIAN)) return 0;
-    atomic_fetch_add(&calls, 1);
-    if (kind == KIND_CARTESIAN) atomic_fetch_add(&accelerated, 1);
+    if (count) pl_count(kind == KIND_CARTESIAN);
+    if (is_cart) *is_cart = kind == KIND_CARTESIAN;
     return 1;
 }
 
-#define THROUGH(call)        \
-    do {                     \
-        inside = 1;          \
-        int rc_ = (call);    \
-        inside = 0;          \
-        return rc_;          \
-    } while (0)
+static int take(MPI_Comm comm) { return pl_take(comm, 1, NULL); }
+
+#define THROUGH(call) PL_THROUGH(call)
+
+/* Error codes with a sentence, made once per sentence (MPI_Add_error_code
+ * codes are a scarce resource); the class alone if that fails. */
+int pl_request_error(int cls, const char *what)
+{
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static const char *said[4];
+    static int codes[4];
+    int code = cls;
+    pthread_mutex_lock(&mu);
+    for (int i = 0; i < 4; i++) {
+        if (said[i] == what) {
+            code = codes[i];
+            break;
+        }
+        if (!said[i]) {
+            if (PMPI_Add_error_code(cls, &code) != MPI_SUCCESS || PMPI_Add_error_string(code, what) != MPI_SUCCESS)
+                code = cls;
+            said[i] = what, codes[i] = code;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mu);
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, code);
+    return code;
+}
 
 /* ---- communicator constructors ------------------------------------------ */
 
@@ -125,14 +163,14 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm *comm_dist_graph)
 {
-    if (!active())
+    if (!pl_on())
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                                destweights, info, reorder, comm_dist_graph);
-    inside = 1;
+    pl_inside = 1;
     int rc = Cart_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                              destweights, info, reorder, comm_dist_graph);
     if (rc == MPI_SUCCESS) remember(*comm_dist_graph, detected(*comm_dist_graph) ? KIND_CARTESIAN : KIND_GRAPH);
-    inside = 0;
+    pl_inside = 0;
     return rc;
 }
 
@@ -140,21 +178,21 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
                           const int destinations[], const int weights[], MPI_Info info, int reorder,
                           MPI_Comm *comm_dist_graph)
 {
-    if (!active())
+    if (!pl_on())
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                       comm_dist_graph);
-    inside = 1;
+    pl_inside = 1;
     int rc = Cart_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                     comm_dist_graph);
     if (rc == MPI_SUCCESS) remember(*comm_dist_graph, detected(*comm_dist_graph) ? KIND_CARTESIAN : KIND_GRAPH);
-    inside = 0;
+    pl_inside = 0;
     return rc;
 }
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                     MPI_Comm *comm_cart)
 {
-    int on = active();
+    int on = pl_on();
     int rc = PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     if (on && rc == MPI_SUCCESS) remember(*comm_cart, KIND_CARTESIAN);
     return rc;
@@ -204,11 +242,24 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
     THROUGH(Cart_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
 }
 
-/* ---- the report ----------------------------------------------------------- */
+/* ---- communicators freed, the report ------------------------------------- */
+
+/* Freeing runs cartcoll's delete callbacks, which call MPI (MPI_Wait on a
+ * private duplicate being made, MPI_Comm_free): those go to PMPI, not
+ * through the drop-in's completion calls. */
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    int saved = pl_inside;
+    pl_inside = 1;
+    int rc = PMPI_Comm_free(comm);
+    pl_inside = saved;
+    return rc;
+}
 
 int MPI_Finalize(void)
 {
     pthread_once(&once, setup);
+    if (!pl_inside && mode != MODE_OFF) pl_drain(); /* requests the program freed while active */
     if (report && mode != MODE_OFF) {
         long v[4] = { atomic_load(&seen), atomic_load(&cartesian), atomic_load(&calls), atomic_load(&accelerated) };
         long s[4] = { 0, 0, 0, 0 };
@@ -218,5 +269,6 @@ int MPI_Finalize(void)
             fprintf(stderr, "cartcoll_preload: communicators %ld seen, %ld Cartesian; calls %ld, %ld accelerated\n",
                     s[0], s[1], s[2], s[3]);
     }
+    pl_inside = 1; /* MPI_Finalize runs cartcoll's callbacks on MPI_COMM_SELF */
     return PMPI_Finalize();
 }

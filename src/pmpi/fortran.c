@@ -1,0 +1,261 @@
+/* Fortran entry points of the drop-in, for Open MPI only.
+ *
+ * Open MPI 4.1's mpif.h and `use mpi` bindings (libmpi_mpifh) call
+ * PMPI_Neighbor_alltoall & co. directly, so interposing the C MPI_ names
+ * does not reach Fortran programs: the drop-in defines the Fortran symbols
+ * of the calls it accelerates itself -- every spelling compilers use
+ * (mpi_x, mpi_x_, mpi_x__, MPI_X) -- converts the handles and calls its C
+ * entry points.  Covered: MPI_Dist_graph_create_adjacent,
+ * MPI_Dist_graph_create, MPI_Cart_create (counted), the five blocking
+ * MPI_Neighbor_* and MPI_Finalize (the report).  Open MPI's non-blocking
+ * Fortran MPI_Ineighbor_* stay MPI's (not accelerated); `use mpi_f08` goes
+ * through other symbols (mpi_neighbor_alltoall_f08_ -> ompi_neighbor_
+ * alltoall_f -> PMPI_, pmpi_dist_graph_create_adjacent_), which the drop-in
+ * leaves alone.
+ *
+ * MPICH's Fortran bindings (libmpifort) call the C MPI_ functions, which
+ * the drop-in already intercepts; defining the Fortran symbols there would
+ * only replace MPICH's own conversions, so this file is empty unless
+ * built against Open MPI (the drop-in is built for one MPI's ABI; the
+ * choice is made at compile time from mpi.h).
+ *
+ * Fortran sentinels are addresses of Open MPI's common blocks
+ * (mpi_fortran_bottom_, mpi_fortran_in_place_, mpi_fortran_unweighted_,
+ * mpi_fortran_weights_empty_), looked up at run time so that a renamed
+ * symbol degrades to "no sentinel" instead of a failed load. */
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include "pmpi/preload.h"
+
+#ifdef OPEN_MPI
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are passed to C as int arrays");
+
+static pthread_once_t sentinels_once = PTHREAD_ONCE_INIT;
+static const void *f_bottom, *f_in_place, *f_unweighted, *f_weights_empty;
+
+static const void *common_block(const char *name)
+{
+    static const char *const suffix[] = { "_", "", "__" };
+    char buf[64];
+    for (int i = 0; i < 3; i++) {
+        snprintf(buf, sizeof buf, "%s%s", name, suffix[i]);
+        const void *p = dlsym(RTLD_DEFAULT, buf);
+        if (p) return p;
+    }
+    return NULL;
+}
+
+static void find_sentinels(void)
+{
+    f_bottom = common_block("mpi_fortran_bottom");
+    f_in_place = common_block("mpi_fortran_in_place");
+    f_unweighted = common_block("mpi_fortran_unweighted");
+    f_weights_empty = common_block("mpi_fortran_weights_empty");
+}
+
+static const void *sbuf(const void *b)
+{
+    pthread_once(&sentinels_once, find_sentinels);
+    if (b && b == f_bottom) return MPI_BOTTOM;
+    if (b && b == f_in_place) return MPI_IN_PLACE; /* cartcoll rejects it, as MPI does here */
+    return b;
+}
+
+static void *rbuf(void *b)
+{
+    pthread_once(&sentinels_once, find_sentinels);
+    return b && b == f_bottom ? MPI_BOTTOM : b;
+}
+
+static const int *weights(const MPI_Fint *w)
+{
+    pthread_once(&sentinels_once, find_sentinels);
+    if (w && (const void *)w == f_unweighted) return MPI_UNWEIGHTED;
+    if (w && (const void *)w == f_weights_empty) return MPI_WEIGHTS_EMPTY;
+    return w;
+}
+
+/* CARTCOLL_PRELOAD=off: Open MPI's own binding of the same name runs (the
+ * drop-in changes nothing then); the gfortran spelling names it, Open MPI
+ * defines all spellings at one address.  Falls through to the drop-in's
+ * conversion if it cannot be found. */
+#define OFF_GOES_TO_MPI(impl, sym, ...)                                \
+    do {                                                               \
+        if (!pl_on()) {                                                \
+            static __typeof__(impl) *next_;                            \
+            if (!next_) *(void **)(&next_) = dlsym(RTLD_NEXT, sym);    \
+            if (next_ && next_ != impl) {                              \
+                next_(__VA_ARGS__);                                    \
+                return;                                                \
+            }                                                          \
+        }                                                              \
+    } while (0)
+
+/* All four spellings of a Fortran name for one implementation. */
+#define FORTRAN_NAMES(impl, lower, upper)                                    \
+    extern __typeof__(impl) lower __attribute__((alias(#impl)));            \
+    extern __typeof__(impl) lower##_ __attribute__((alias(#impl)));         \
+    extern __typeof__(impl) lower##__ __attribute__((alias(#impl)));        \
+    extern __typeof__(impl) upper __attribute__((alias(#impl)))
+
+/* ---- constructors -------------------------------------------------------- */
+
+static void f_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree, MPI_Fint *sources,
+                                         MPI_Fint *sourceweights, MPI_Fint *outdegree, MPI_Fint *destinations,
+                                         MPI_Fint *destweights, MPI_Fint *info, MPI_Fint *reorder,
+                                         MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_dist_graph_create_adjacent, "mpi_dist_graph_create_adjacent_", comm_old, indegree, sources,
+                    sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph, ierror);
+    MPI_Comm c = MPI_COMM_NULL;
+    int rc = MPI_Dist_graph_create_adjacent(PMPI_Comm_f2c(*comm_old), *indegree, sources, weights(sourceweights),
+                                            *outdegree, destinations, weights(destweights), PMPI_Info_f2c(*info),
+                                            *reorder != 0, &c);
+    if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c);
+    *ierror = rc;
+}
+FORTRAN_NAMES(f_dist_graph_create_adjacent, mpi_dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT);
+
+static void f_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees,
+                                MPI_Fint *destinations, MPI_Fint *w, MPI_Fint *info, MPI_Fint *reorder,
+                                MPI_Fint *comm_dist_graph, MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_dist_graph_create, "mpi_dist_graph_create_", comm_old, n, sources, degrees, destinations, w,
+                    info, reorder, comm_dist_graph, ierror);
+    MPI_Comm c = MPI_COMM_NULL;
+    int rc = MPI_Dist_graph_create(PMPI_Comm_f2c(*comm_old), *n, sources, degrees, destinations, weights(w),
+                                   PMPI_Info_f2c(*info), *reorder != 0, &c);
+    if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c);
+    *ierror = rc;
+}
+FORTRAN_NAMES(f_dist_graph_create, mpi_dist_graph_create, MPI_DIST_GRAPH_CREATE);
+
+/* LOGICAL periods(ndims) become ints. */
+static void f_cart_create(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder,
+                          MPI_Fint *comm_cart, MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_cart_create, "mpi_cart_create_", comm_old, ndims, dims, periods, reorder, comm_cart, ierror);
+    MPI_Comm old = PMPI_Comm_f2c(*comm_old), c = MPI_COMM_NULL;
+    int n = *ndims > 0 ? *ndims : 0;
+    int *p = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (!p) {
+        PMPI_Comm_call_errhandler(old, MPI_ERR_NO_MEM);
+        *ierror = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int k = 0; k < n; k++) p[k] = periods[k] != 0;
+    int rc = MPI_Cart_create(old, *ndims, dims, p, *reorder != 0, &c);
+    free(p);
+    if (rc == MPI_SUCCESS) *comm_cart = PMPI_Comm_c2f(c);
+    *ierror = rc;
+}
+FORTRAN_NAMES(f_cart_create, mpi_cart_create, MPI_CART_CREATE);
+
+/* ---- the blocking neighbourhood collectives ------------------------------ */
+
+static void f_neighbor_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_neighbor_allgather, "mpi_neighbor_allgather_", sendbuf, sendcount, sendtype, recvbuf,
+                    recvcount, recvtype, comm, ierror);
+    *ierror = MPI_Neighbor_allgather(sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), rbuf(recvbuf),
+                                     *recvcount, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+}
+FORTRAN_NAMES(f_neighbor_allgather, mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER);
+
+static void f_neighbor_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                                  MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
+                                  MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_neighbor_allgatherv, "mpi_neighbor_allgatherv_", sendbuf, sendcount, sendtype, recvbuf,
+                    recvcounts, displs, recvtype, comm, ierror);
+    *ierror = MPI_Neighbor_allgatherv(sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), rbuf(recvbuf),
+                                      recvcounts, displs, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+}
+FORTRAN_NAMES(f_neighbor_allgatherv, mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV);
+
+static void f_neighbor_alltoall(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
+                                MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_neighbor_alltoall, "mpi_neighbor_alltoall_", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                    recvtype, comm, ierror);
+    *ierror = MPI_Neighbor_alltoall(sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), rbuf(recvbuf), *recvcount,
+                                    PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+}
+FORTRAN_NAMES(f_neighbor_alltoall, mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL);
+
+static void f_neighbor_alltoallv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
+                                 void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
+                                 MPI_Fint *comm, MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_neighbor_alltoallv, "mpi_neighbor_alltoallv_", sendbuf, sendcounts, sdispls, sendtype,
+                    recvbuf, recvcounts, rdispls, recvtype, comm, ierror);
+    *ierror = MPI_Neighbor_alltoallv(sbuf(sendbuf), sendcounts, sdispls, PMPI_Type_f2c(*sendtype), rbuf(recvbuf),
+                                     recvcounts, rdispls, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
+}
+FORTRAN_NAMES(f_neighbor_alltoallv, mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV);
+
+/* The in- and out-degree of c, for the length of the w variants' type
+ * arrays (0 without a topology: the call then fails as MPI's would). */
+static void degrees(MPI_Comm c, int *in, int *out)
+{
+    int topo = MPI_UNDEFINED, w = 0;
+    *in = *out = 0;
+    if (c == MPI_COMM_NULL || PMPI_Topo_test(c, &topo) != MPI_SUCCESS) return;
+    if (topo == MPI_CART) {
+        int d = 0;
+        PMPI_Cartdim_get(c, &d);
+        *in = *out = 2 * d;
+    } else if (topo == MPI_GRAPH) {
+        int r = 0;
+        PMPI_Comm_rank(c, &r);
+        PMPI_Graph_neighbors_count(c, r, in);
+        *out = *in;
+    } else if (topo == MPI_DIST_GRAPH) {
+        PMPI_Dist_graph_neighbors_count(c, in, out, &w);
+    }
+}
+
+static void f_neighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
+                                 void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
+                                 MPI_Fint *comm, MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_neighbor_alltoallw, "mpi_neighbor_alltoallw_", sendbuf, sendcounts, sdispls, sendtypes,
+                    recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    int in, out;
+    degrees(c, &in, &out);
+    MPI_Datatype *t = malloc(sizeof(MPI_Datatype) * (size_t)(in + out + 1));
+    if (!t) {
+        PMPI_Comm_call_errhandler(c, MPI_ERR_NO_MEM);
+        *ierror = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (int i = 0; i < out; i++) t[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int j = 0; j < in; j++) t[out + j] = PMPI_Type_f2c(recvtypes[j]);
+    *ierror = MPI_Neighbor_alltoallw(sbuf(sendbuf), sendcounts, sdispls, t, rbuf(recvbuf), recvcounts, rdispls,
+                                     t + out, c);
+    free(t);
+}
+FORTRAN_NAMES(f_neighbor_alltoallw, mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW);
+
+/* ---- the report ------------------------------------------------------------ */
+
+static void f_finalize(MPI_Fint *ierror)
+{
+    OFF_GOES_TO_MPI(f_finalize, "mpi_finalize_", ierror);
+    *ierror = MPI_Finalize();
+}
+FORTRAN_NAMES(f_finalize, mpi_finalize, MPI_FINALIZE);
+
+#else
+
+/* MPICH and the MPIs built from it: nothing here (see above). */
+typedef int cc_pmpi_fortran_unused;
+
+#endif

@@ -1,0 +1,118 @@
+/* What the files of the PMPI drop-in (libcartcoll_preload.so) share:
+ * the mode, the per-thread guard against recursion, the classification of
+ * communicators and the report's counters (preload.c), the table of the
+ * requests it hands out (requests.c), and the completion calls' view of
+ * that table (completion.c).  Built on the public API only. */
+#ifndef CC_PMPI_PRELOAD_H
+#define CC_PMPI_PRELOAD_H
+
+#include <cartcoll.h>
+#include <mpi.h>
+
+#include <stdatomic.h>
+
+/* Only the MPI_ and mpi_ entry points leave the library. */
+#pragma GCC visibility push(hidden)
+
+/* ---- preload.c: mode, guard, classification, counters -------------------- */
+
+/* Set while this thread runs a call the drop-in made into cartcoll (or a
+ * PMPI call that runs callbacks): the MPI_ functions the library calls then
+ * go straight to PMPI. */
+extern _Thread_local int pl_inside;
+
+/* Whether intercepted calls are handled here now: the drop-in is not off
+ * and this thread is not inside a call it made.  Reads the environment on
+ * first use. */
+int pl_on(void);
+
+/* Whether a neighbourhood call on comm goes through cartcoll; counts it
+ * (calls, and accelerated when comm has Cartesian schedules) when `count`.
+ * *cartesian (may be NULL) says whether it ran Cartesian schedules. */
+int pl_take(MPI_Comm comm, int count, int *cartesian);
+
+/* Count one call that was taken (persistent requests count at each start). */
+void pl_count(int cartesian);
+
+/* MPI_Init_thread's level is MPI_THREAD_MULTIPLE. */
+int pl_threaded(void);
+
+/* Run `call` (an expression calling cartcoll) with the guard set. */
+#define PL_THROUGH(call)           \
+    do {                           \
+        int saved_ = pl_inside;    \
+        pl_inside = 1;             \
+        int rc_ = (call);          \
+        pl_inside = saved_;        \
+        return rc_;                \
+    } while (0)
+
+/* Raise error class `cls` with the sentence `what` on MPI_COMM_WORLD's
+ * handler (where both MPIs raise errors about requests) and return the
+ * code. */
+int pl_request_error(int cls, const char *what);
+
+/* ---- requests.c: the drop-in's requests --------------------------------- */
+
+enum { PL_INACTIVE, PL_ACTIVE, PL_DONE };
+
+typedef struct pl_req pl_req;
+
+/* A non-blocking operation: started cartcoll request `cr`; returns the
+ * generalized request the program gets.  Returns an MPI error code. */
+int pl_req_nonblocking(Cart_request cr, MPI_Request *handle);
+
+/* A persistent operation (inactive `cr`): returns the inactive persistent
+ * MPI request the program gets.  `cartesian`: counted as accelerated at
+ * each start. */
+int pl_req_persistent(Cart_request cr, int cartesian, MPI_Request *handle);
+
+/* Any request of the drop-in exists (cheap; no lock). */
+int pl_any(void);
+/* Operations of the drop-in need progress (cheap; no lock). */
+int pl_pending(void);
+
+/* The drop-in's request behind handle, or NULL (cheap when it has none). */
+pl_req *pl_find(MPI_Request handle);
+/* A persistent request (else a non-blocking one: a real generalized
+ * request, which MPI completes once the drop-in has completed it). */
+int pl_is_persistent(const pl_req *e);
+
+/* Advance every active operation of the drop-in once; completes those that
+ * finished (non-blocking: MPI_Grequest_complete; persistent: PL_DONE). */
+void pl_drive(void);
+
+/* Whether a call must drive (`mine`: it involves requests of the
+ * drop-in): something is pending and this is a program thread (one that
+ * made, started or waited for a request of the drop-in; never cartcoll's
+ * progress thread).  Program threads drive even where cartcoll's progress
+ * thread runs: whether it runs cannot be known from outside (the library
+ * starts it only for some communicators and calls), and only program
+ * threads complete the drop-in's requests. */
+int pl_needs_drive(int mine);
+/* pl_drive() where pl_needs_drive(mine). */
+void pl_drive_for(int mine);
+
+/* Persistent request e: its state; make a PL_DONE one inactive (the
+ * program completed it) and fill *status (may be MPI_STATUS_IGNORE);
+ * returns the code of its run. */
+int pl_state(pl_req *e);
+int pl_complete(pl_req *e, MPI_Status *status);
+
+/* MPI_Start of e: an MPI error code. */
+int pl_start(pl_req *e);
+
+/* MPI_Request_free of the drop-in's request e, held by the program in
+ * *handle: an active one is finished in the background. */
+int pl_free(pl_req *e, MPI_Request *handle);
+
+/* A status for a completed collective: error `err`, no elements, not
+ * cancelled, source and tag as MPI's empty status. */
+void pl_status(MPI_Status *status, int err);
+
+/* Complete the operations the program freed while active (MPI_Finalize). */
+void pl_drain(void);
+
+#pragma GCC visibility pop
+
+#endif
