@@ -447,12 +447,12 @@ MODULE cartcoll_f08
       INTEGER(C_INT), VALUE :: info
       TYPE(Cart_request), INTENT(OUT) :: request
     END FUNCTION ccf_alltoallw_init
-    INTEGER(C_INT) FUNCTION ccf_start(request) BIND(C, name="Cart_start")
+    INTEGER(C_INT) FUNCTION ccf_start(request) BIND(C, name="cartcoll_f08_cart_start")
       IMPORT
       IMPLICIT NONE
       TYPE(Cart_request), INTENT(INOUT) :: request
     END FUNCTION ccf_start
-    INTEGER(C_INT) FUNCTION ccf_startall(count, requests) BIND(C, name="Cart_startall")
+    INTEGER(C_INT) FUNCTION ccf_startall(count, requests) BIND(C, name="cartcoll_f08_cart_startall")
       IMPORT
       IMPLICIT NONE
       INTEGER(C_INT), VALUE :: count

@@ -213,7 +213,7 @@ int cartcoll_f08_cart_allgather(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint se
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allgather", 0);
+    ccf_begin(&ccf_c, "Cart_allgather", CCF_BLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -233,7 +233,7 @@ int cartcoll_f08_cart_allgatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint s
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allgatherv", 0);
+    ccf_begin(&ccf_c, "Cart_allgatherv", CCF_BLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -254,7 +254,7 @@ int cartcoll_f08_cart_allgatherw(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint s
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allgatherw", 0);
+    ccf_begin(&ccf_c, "Cart_allgatherw", CCF_BLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -275,7 +275,7 @@ int cartcoll_f08_cart_alltoall(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sen
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_alltoall", 0);
+    ccf_begin(&ccf_c, "Cart_alltoall", CCF_BLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -295,7 +295,7 @@ int cartcoll_f08_cart_alltoallv(CFI_cdesc_t *sendbuf, const int *sendcounts, con
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_alltoallv", 0);
+    ccf_begin(&ccf_c, "Cart_alltoallv", CCF_BLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -317,7 +317,7 @@ int cartcoll_f08_cart_alltoallw(CFI_cdesc_t *sendbuf, const int *sendcounts, con
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_alltoallw", 0);
+    ccf_begin(&ccf_c, "Cart_alltoallw", CCF_BLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     const MPI_Datatype *sendtypes_c = ccf_types(&ccf_c, sendtypes, CCF_SEND);
@@ -338,7 +338,7 @@ int cartcoll_f08_cart_iallgather(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint s
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iallgather", 1);
+    ccf_begin(&ccf_c, "Cart_iallgather", CCF_NONBLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -366,7 +366,7 @@ int cartcoll_f08_cart_iallgatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint 
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iallgatherv", 1);
+    ccf_begin(&ccf_c, "Cart_iallgatherv", CCF_NONBLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -394,7 +394,7 @@ int cartcoll_f08_cart_iallgatherw(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint 
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iallgatherw", 1);
+    ccf_begin(&ccf_c, "Cart_iallgatherw", CCF_NONBLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -422,7 +422,7 @@ int cartcoll_f08_cart_ialltoall(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint se
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_ialltoall", 1);
+    ccf_begin(&ccf_c, "Cart_ialltoall", CCF_NONBLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -451,7 +451,7 @@ int cartcoll_f08_cart_ialltoallv(CFI_cdesc_t *sendbuf, const int *sendcounts, co
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_ialltoallv", 1);
+    ccf_begin(&ccf_c, "Cart_ialltoallv", CCF_NONBLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -480,7 +480,7 @@ int cartcoll_f08_cart_ialltoallw(CFI_cdesc_t *sendbuf, const int *sendcounts, co
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_ialltoallw", 1);
+    ccf_begin(&ccf_c, "Cart_ialltoallw", CCF_NONBLOCKING);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     const MPI_Datatype *sendtypes_c = ccf_types(&ccf_c, sendtypes, CCF_SEND);
@@ -508,7 +508,7 @@ int cartcoll_f08_cart_allgather_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fi
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allgather_init", 1);
+    ccf_begin(&ccf_c, "Cart_allgather_init", CCF_PERSISTENT);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -538,7 +538,7 @@ int cartcoll_f08_cart_allgatherv_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_F
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allgatherv_init", 1);
+    ccf_begin(&ccf_c, "Cart_allgatherv_init", CCF_PERSISTENT);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -568,7 +568,7 @@ int cartcoll_f08_cart_allgatherw_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_F
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allgatherw_init", 1);
+    ccf_begin(&ccf_c, "Cart_allgatherw_init", CCF_PERSISTENT);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -597,7 +597,7 @@ int cartcoll_f08_cart_alltoall_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fin
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_alltoall_init", 1);
+    ccf_begin(&ccf_c, "Cart_alltoall_init", CCF_PERSISTENT);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -627,7 +627,7 @@ int cartcoll_f08_cart_alltoallv_init(CFI_cdesc_t *sendbuf, const int *sendcounts
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_alltoallv_init", 1);
+    ccf_begin(&ccf_c, "Cart_alltoallv_init", CCF_PERSISTENT);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -657,7 +657,7 @@ int cartcoll_f08_cart_alltoallw_init(CFI_cdesc_t *sendbuf, const int *sendcounts
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_alltoallw_init", 1);
+    ccf_begin(&ccf_c, "Cart_alltoallw_init", CCF_PERSISTENT);
     MPI_Comm cartcomm_c = MPI_Comm_f2c(cartcomm);
     ccf_set_comm(&ccf_c, cartcomm_c);
     const MPI_Datatype *sendtypes_c = ccf_types(&ccf_c, sendtypes, CCF_SEND);
@@ -764,7 +764,7 @@ int cartcoll_f08_cart_bcast(CFI_cdesc_t *buffer, int count, MPI_Fint datatype, i
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_bcast", 0);
+    ccf_begin(&ccf_c, "Cart_bcast", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -781,7 +781,7 @@ int cartcoll_f08_cart_gather(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sendt
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_gather", 0);
+    ccf_begin(&ccf_c, "Cart_gather", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -801,7 +801,7 @@ int cartcoll_f08_cart_gatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint send
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_gatherv", 0);
+    ccf_begin(&ccf_c, "Cart_gatherv", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -822,7 +822,7 @@ int cartcoll_f08_cart_scatter(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint send
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_scatter", 0);
+    ccf_begin(&ccf_c, "Cart_scatter", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -842,7 +842,7 @@ int cartcoll_f08_cart_scatterv(CFI_cdesc_t *sendbuf, const int *sendcounts, cons
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_scatterv", 0);
+    ccf_begin(&ccf_c, "Cart_scatterv", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -863,7 +863,7 @@ int cartcoll_f08_cart_reduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int cou
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_reduce", 0);
+    ccf_begin(&ccf_c, "Cart_reduce", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -883,7 +883,7 @@ int cartcoll_f08_cart_allreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int 
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allreduce", 0);
+    ccf_begin(&ccf_c, "Cart_allreduce", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -903,7 +903,7 @@ int cartcoll_f08_cart_reduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *re
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_reduce_scatter_block", 0);
+    ccf_begin(&ccf_c, "Cart_reduce_scatter_block", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -923,7 +923,7 @@ int cartcoll_f08_cart_reduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_reduce_scatter", 0);
+    ccf_begin(&ccf_c, "Cart_reduce_scatter", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -943,7 +943,7 @@ int cartcoll_f08_cart_scan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int count
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_scan", 0);
+    ccf_begin(&ccf_c, "Cart_scan", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -963,7 +963,7 @@ int cartcoll_f08_cart_exscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int cou
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_exscan", 0);
+    ccf_begin(&ccf_c, "Cart_exscan", CCF_BLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -989,7 +989,7 @@ int cartcoll_f08_cart_ibcast(CFI_cdesc_t *buffer, int count, MPI_Fint datatype, 
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_ibcast", 1);
+    ccf_begin(&ccf_c, "Cart_ibcast", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1009,7 +1009,7 @@ int cartcoll_f08_cart_igather(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint send
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_igather", 1);
+    ccf_begin(&ccf_c, "Cart_igather", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1020,7 +1020,7 @@ int cartcoll_f08_cart_igather(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint send
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
-        if (recvbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "recvbuf", root);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1034,7 +1034,7 @@ int cartcoll_f08_cart_igatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sen
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_igatherv", 1);
+    ccf_begin(&ccf_c, "Cart_igatherv", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1045,7 +1045,7 @@ int cartcoll_f08_cart_igatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sen
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
-        if (recvbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "recvbuf", root);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1059,7 +1059,7 @@ int cartcoll_f08_cart_iscatter(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sen
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iscatter", 1);
+    ccf_begin(&ccf_c, "Cart_iscatter", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1070,7 +1070,7 @@ int cartcoll_f08_cart_iscatter(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sen
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
-        if (sendbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "sendbuf", root);
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1084,7 +1084,7 @@ int cartcoll_f08_cart_iscatterv(CFI_cdesc_t *sendbuf, const int *sendcounts, con
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iscatterv", 1);
+    ccf_begin(&ccf_c, "Cart_iscatterv", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1095,7 +1095,7 @@ int cartcoll_f08_cart_iscatterv(CFI_cdesc_t *sendbuf, const int *sendcounts, con
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
-        if (sendbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "sendbuf", root);
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1109,7 +1109,7 @@ int cartcoll_f08_cart_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int co
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_ireduce", 1);
+    ccf_begin(&ccf_c, "Cart_ireduce", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1119,8 +1119,8 @@ int cartcoll_f08_cart_ireduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int co
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1133,7 +1133,7 @@ int cartcoll_f08_cart_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iallreduce", 1);
+    ccf_begin(&ccf_c, "Cart_iallreduce", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1143,8 +1143,8 @@ int cartcoll_f08_cart_iallreduce(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1157,7 +1157,7 @@ int cartcoll_f08_cart_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *r
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_ireduce_scatter_block", 1);
+    ccf_begin(&ccf_c, "Cart_ireduce_scatter_block", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1167,8 +1167,8 @@ int cartcoll_f08_cart_ireduce_scatter_block(CFI_cdesc_t *sendbuf, CFI_cdesc_t *r
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1181,7 +1181,7 @@ int cartcoll_f08_cart_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_ireduce_scatter", 1);
+    ccf_begin(&ccf_c, "Cart_ireduce_scatter", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1191,8 +1191,8 @@ int cartcoll_f08_cart_ireduce_scatter(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1205,7 +1205,7 @@ int cartcoll_f08_cart_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int coun
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iscan", 1);
+    ccf_begin(&ccf_c, "Cart_iscan", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1215,8 +1215,8 @@ int cartcoll_f08_cart_iscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int coun
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1229,7 +1229,7 @@ int cartcoll_f08_cart_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int co
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_iexscan", 1);
+    ccf_begin(&ccf_c, "Cart_iexscan", CCF_NONBLOCKING);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1239,8 +1239,8 @@ int cartcoll_f08_cart_iexscan(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int co
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1260,7 +1260,7 @@ int cartcoll_f08_cart_bcast_init(CFI_cdesc_t *buffer, int count, MPI_Fint dataty
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_bcast_init", 1);
+    ccf_begin(&ccf_c, "Cart_bcast_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1281,7 +1281,7 @@ int cartcoll_f08_cart_gather_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint 
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_gather_init", 1);
+    ccf_begin(&ccf_c, "Cart_gather_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1293,7 +1293,7 @@ int cartcoll_f08_cart_gather_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint 
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
-        if (recvbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "recvbuf", root);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1308,7 +1308,7 @@ int cartcoll_f08_cart_gatherv_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_gatherv_init", 1);
+    ccf_begin(&ccf_c, "Cart_gatherv_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1320,7 +1320,7 @@ int cartcoll_f08_cart_gatherv_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
-        if (recvbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "recvbuf", root);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1334,7 +1334,7 @@ int cartcoll_f08_cart_scatter_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_scatter_init", 1);
+    ccf_begin(&ccf_c, "Cart_scatter_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1346,7 +1346,7 @@ int cartcoll_f08_cart_scatter_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
-        if (sendbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "sendbuf", root);
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1361,7 +1361,7 @@ int cartcoll_f08_cart_scatterv_init(CFI_cdesc_t *sendbuf, const int *sendcounts,
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_scatterv_init", 1);
+    ccf_begin(&ccf_c, "Cart_scatterv_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
@@ -1373,7 +1373,7 @@ int cartcoll_f08_cart_scatterv_init(CFI_cdesc_t *sendbuf, const int *sendcounts,
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
         if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
-        if (sendbuf_nc) ccf_rc = ccf_rooted_section(&ccf_c, "sendbuf", root);
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1387,7 +1387,7 @@ int cartcoll_f08_cart_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, in
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_reduce_init", 1);
+    ccf_begin(&ccf_c, "Cart_reduce_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1398,8 +1398,8 @@ int cartcoll_f08_cart_reduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, in
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1412,7 +1412,7 @@ int cartcoll_f08_cart_allreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_allreduce_init", 1);
+    ccf_begin(&ccf_c, "Cart_allreduce_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1423,8 +1423,8 @@ int cartcoll_f08_cart_allreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf,
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1437,7 +1437,7 @@ int cartcoll_f08_cart_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_reduce_scatter_block_init", 1);
+    ccf_begin(&ccf_c, "Cart_reduce_scatter_block_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1448,8 +1448,8 @@ int cartcoll_f08_cart_reduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1463,7 +1463,7 @@ int cartcoll_f08_cart_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *rec
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_reduce_scatter_init", 1);
+    ccf_begin(&ccf_c, "Cart_reduce_scatter_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1474,8 +1474,8 @@ int cartcoll_f08_cart_reduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *rec
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1488,7 +1488,7 @@ int cartcoll_f08_cart_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int 
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_scan_init", 1);
+    ccf_begin(&ccf_c, "Cart_scan_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1499,8 +1499,8 @@ int cartcoll_f08_cart_scan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int 
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1513,7 +1513,7 @@ int cartcoll_f08_cart_exscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, in
 {
     ccf_call ccf_c;
     int ccf_rc = CCF_PASS;
-    ccf_begin(&ccf_c, "Cart_exscan_init", 1);
+    ccf_begin(&ccf_c, "Cart_exscan_init", CCF_PERSISTENT);
     MPI_Comm comm_c = MPI_Comm_f2c(comm);
     ccf_set_comm(&ccf_c, comm_c);
     MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
@@ -1524,8 +1524,8 @@ int cartcoll_f08_cart_exscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, in
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
-        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+        if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
+        if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)

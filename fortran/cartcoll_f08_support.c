@@ -149,6 +149,8 @@ void ccf_begin(ccf_call *c, const char *who, int async)
     c->msg[0] = '\0';
     c->blocks = c->nsend = c->nrecv = 0;
     c->ncopy = 0;
+    c->nacopy = 0;
+    c->pre = NULL;
     c->mem = NULL;
     c->nmem = c->capmem = 0;
     c->types = NULL;
@@ -210,13 +212,16 @@ static void release(void **mem, int nmem, MPI_Datatype *types, int ntypes)
  * Temporaries kept with a request until the library frees it
  * ------------------------------------------------------------------------ */
 
-typedef struct kept {
+typedef struct ccf_kept {
     Cart_request req;
     void **mem;
     int nmem;
     MPI_Datatype *types;
     int ntypes;
-    struct kept *next;
+    ccf_copy copy[3]; /* ccf_async_copy's copies (their descriptors are copies too) */
+    int ncopy;
+    int active; /* started (or made, non-blocking) and not yet copied back */
+    struct ccf_kept *next;
 } kept;
 
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -236,23 +241,38 @@ static kept *unlink_kept(Cart_request req)
     return NULL;
 }
 
+static void free_copies(ccf_copy *copy, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(copy[i].tmp);
+        free(copy[i].d);
+    }
+}
+
 static void free_kept(kept *k)
 {
     if (!k) return;
     release(k->mem, k->nmem, k->types, k->ntypes);
+    free_copies(k->copy, k->ncopy);
     free(k);
 }
 
-/* Keep c's temporaries with req; 0 when there is no memory for that. */
+/* Keep c's temporaries with req; 0 when there is no memory for that
+ * (never with async copies: their entry was allocated with them). */
 static int keep(ccf_call *c, Cart_request req)
 {
-    kept *k = malloc(sizeof *k);
+    kept *k = c->pre ? c->pre : malloc(sizeof *k);
     if (!k) return 0;
+    c->pre = NULL;
     k->req = req;
     k->mem = c->mem;
     k->nmem = c->nmem;
     k->types = c->types;
     k->ntypes = c->ntypes;
+    k->ncopy = c->nacopy;
+    memcpy(k->copy, c->acopy, sizeof k->copy);
+    k->active = c->async == CCF_NONBLOCKING; /* a persistent request starts inactive */
+    c->nacopy = 0;
     pthread_mutex_lock(&kept_lock);
     /* An entry with the same address belongs to a request the library has
      * freed (completed outside these bindings): it is stale. */
@@ -268,21 +288,86 @@ static int keep(ccf_call *c, Cart_request req)
     return 1;
 }
 
-/* The library freed `before` (it is now `after` == CART_REQUEST_NULL). */
-static void completed(Cart_request before, Cart_request after)
+static void transfer(const CFI_cdesc_t *d, char *flat, int to_flat);
+
+/* The entry of req, still listed (NULL when there is none); under kept_lock. */
+static kept *find_kept(Cart_request req)
 {
-    if (!atomic_load(&kept_count) || before == CART_REQUEST_NULL || after != CART_REQUEST_NULL) return;
+    for (kept *k = kept_list; k; k = k->next)
+        if (k->req == req) return k;
+    return NULL;
+}
+
+/* Copy an entry's receive copies back into their sections, once per start. */
+static void copy_back(kept *k)
+{
+    if (!k || !k->active) return;
+    for (int i = 0; i < k->ncopy; i++)
+        if (k->copy[i].out) transfer(k->copy[i].d, k->copy[i].tmp, 0);
+    k->active = 0;
+}
+
+/* `before` ended as `after`: after a completion (done: Cart_wait /
+ * Cart_test / Cart_waitall succeeded for it) its copies go back into the
+ * sections; once the library has freed it (after == CART_REQUEST_NULL)
+ * what was kept is released.  A persistent request stays listed. */
+static void completed(Cart_request before, Cart_request after, int done)
+{
+    if (!atomic_load(&kept_count) || before == CART_REQUEST_NULL) return;
     pthread_mutex_lock(&kept_lock);
-    kept *k = unlink_kept(before);
+    kept *k = after == CART_REQUEST_NULL ? unlink_kept(before) : find_kept(before);
+    if (k && done) copy_back(k);
     pthread_mutex_unlock(&kept_lock);
-    free_kept(k);
+    if (after == CART_REQUEST_NULL) free_kept(k);
+}
+
+/* Before a start: refresh the copies kept with req from their sections
+ * (all of them: the parts of a receive buffer the operation does not write
+ * must come back unchanged). */
+static void refresh(Cart_request req)
+{
+    if (!atomic_load(&kept_count) || req == CART_REQUEST_NULL) return;
+    pthread_mutex_lock(&kept_lock);
+    kept *k = find_kept(req);
+    if (k)
+        for (int i = 0; i < k->ncopy; i++) transfer(k->copy[i].d, k->copy[i].tmp, 1);
+    pthread_mutex_unlock(&kept_lock);
+}
+
+/* After a successful start: the copies of req go back at its completion. */
+static void started(Cart_request req)
+{
+    if (!atomic_load(&kept_count) || req == CART_REQUEST_NULL) return;
+    pthread_mutex_lock(&kept_lock);
+    kept *k = find_kept(req);
+    if (k) k->active = 1;
+    pthread_mutex_unlock(&kept_lock);
+}
+
+int cartcoll_f08_cart_start(Cart_request *request)
+{
+    Cart_request r = request ? *request : CART_REQUEST_NULL;
+    refresh(r);
+    int rc = Cart_start(request);
+    if (rc == MPI_SUCCESS) started(r);
+    return rc;
+}
+
+int cartcoll_f08_cart_startall(int count, Cart_request requests[])
+{
+    if (!atomic_load(&kept_count) || count <= 0 || !requests) return Cart_startall(count, requests);
+    for (int i = 0; i < count; i++) refresh(requests[i]);
+    int rc = Cart_startall(count, requests);
+    if (rc == MPI_SUCCESS)
+        for (int i = 0; i < count; i++) started(requests[i]);
+    return rc;
 }
 
 int cartcoll_f08_cart_wait(Cart_request *request)
 {
     Cart_request before = request ? *request : CART_REQUEST_NULL;
     int rc = Cart_wait(request);
-    if (rc == MPI_SUCCESS) completed(before, *request);
+    if (rc == MPI_SUCCESS) completed(before, *request, 1);
     return rc;
 }
 
@@ -290,7 +375,7 @@ int cartcoll_f08_cart_test(Cart_request *request, int *flag)
 {
     Cart_request before = request ? *request : CART_REQUEST_NULL;
     int rc = Cart_test(request, flag);
-    if (rc == MPI_SUCCESS && *flag) completed(before, *request);
+    if (rc == MPI_SUCCESS && *flag) completed(before, *request, 1);
     return rc;
 }
 
@@ -298,7 +383,7 @@ int cartcoll_f08_cart_request_free(Cart_request *request)
 {
     Cart_request before = request ? *request : CART_REQUEST_NULL;
     int rc = Cart_request_free(request);
-    if (rc == MPI_SUCCESS) completed(before, *request);
+    if (rc == MPI_SUCCESS) completed(before, *request, 0);
     return rc;
 }
 
@@ -308,8 +393,11 @@ int cartcoll_f08_cart_waitall(int count, Cart_request requests[])
     Cart_request *before = malloc(sizeof(Cart_request) * (size_t)count);
     if (before) memcpy(before, requests, sizeof(Cart_request) * (size_t)count);
     int rc = Cart_waitall(count, requests);
-    /* Requests completed before a failure are freed too: release those. */
-    for (int i = 0; before && i < count; i++) completed(before[i], requests[i]);
+    /* Requests completed before a failure are freed too: release those (and
+     * copy them back); a persistent one counts as completed only when all
+     * did. */
+    for (int i = 0; before && i < count; i++)
+        completed(before[i], requests[i], rc == MPI_SUCCESS || requests[i] == CART_REQUEST_NULL);
     free(before);
     return rc;
 }
@@ -375,6 +463,34 @@ static void transfer(const CFI_cdesc_t *d, char *flat, int to_flat)
         }
         if (k >= r) return;
     }
+}
+
+void *ccf_async_copy(ccf_call *c, CFI_cdesc_t *d, int out)
+{
+    void *p = d->base_addr;
+    if (c->err) return p;
+    if (c->nacopy == (int)(sizeof c->acopy / sizeof c->acopy[0])) { /* not with the generated calls */
+        ccf_fail(c, MPI_ERR_INTERN, "%s: too many array sections", c->who);
+        return p;
+    }
+    size_t bytes;
+    contiguous(d, &bytes);
+    size_t dsize = sizeof(CFI_cdesc_t) + CFI_MAX_RANK * sizeof(CFI_dim_t);
+    void *tmp = malloc(bytes);
+    CFI_cdesc_t *dc = malloc(dsize);
+    if (!c->pre) c->pre = malloc(sizeof *c->pre);
+    if (!tmp || !dc || !c->pre) {
+        free(tmp);
+        free(dc);
+        ccf_fail(c, MPI_ERR_NO_MEM, "%s: no memory for a contiguous copy of a non-contiguous array section", c->who);
+        return p;
+    }
+    memcpy(dc, d, sizeof(CFI_cdesc_t) + (size_t)d->rank * sizeof(CFI_dim_t));
+    transfer(dc, tmp, 1);
+    c->acopy[c->nacopy].d = dc;
+    c->acopy[c->nacopy].tmp = tmp;
+    c->acopy[c->nacopy++].out = out;
+    return tmp;
 }
 
 void *ccf_buf(ccf_call *c, CFI_cdesc_t *d, int out, int *nc)
@@ -679,18 +795,10 @@ int ccf_unsupported_section(ccf_call *c, const char *what)
 {
     if (c->comm == MPI_COMM_NULL) return CCF_PASS; /* the library reports the communicator */
     ccf_fail(c, MPI_ERR_BUFFER,
-             "%s: %s is a non-contiguous array section; non-blocking and persistent calls take sections only in "
-             "allgather(v,w), alltoall(v,w), bcast, gather's sendbuf, scatter's recvbuf (%s)",
-             c->who, what, sect_advice);
+             "%s: %s is a non-contiguous array section; partitioned calls take contiguous buffers only (pass a "
+             "contiguous array)",
+             c->who, what);
     return ccf_raise(c);
-}
-
-int ccf_rooted_section(ccf_call *c, const char *what, int root)
-{
-    int inter = 0, rank = -1;
-    if (c->comm == MPI_COMM_NULL || MPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS) return CCF_PASS;
-    if (inter ? root != MPI_ROOT : MPI_Comm_rank(c->comm, &rank) != MPI_SUCCESS || rank != root) return CCF_PASS;
-    return ccf_unsupported_section(c, what);
 }
 
 /* Block i of a side in its buffer's own element order; 0 when the
@@ -788,8 +896,26 @@ int ccf_end(ccf_call *c, int rc, Cart_request *request)
         free(c->copy[i].tmp);
     }
     int inter = 0;
-    if (rc == MPI_SUCCESS && request && *request != CART_REQUEST_NULL && (c->nmem || c->ntypes) &&
-        c->comm != MPI_COMM_NULL && MPI_Comm_test_inter(c->comm, &inter) == MPI_SUCCESS && inter && keep(c, *request))
+    int live = rc == MPI_SUCCESS && request && *request != CART_REQUEST_NULL;
+    if (live && c->nacopy) { /* cannot fail: c->pre */
+        if (c->comm == MPI_COMM_NULL || MPI_Comm_test_inter(c->comm, &inter) != MPI_SUCCESS || !inter) {
+            release(c->mem, c->nmem, c->types, c->ntypes);
+            c->mem = NULL;
+            c->types = NULL;
+            c->nmem = c->ntypes = 0;
+        }
+        keep(c, *request);
+        return rc;
+    }
+    if (rc == MPI_SUCCESS && c->async == CCF_NONBLOCKING) /* completed at once (no request) */
+        for (int i = 0; i < c->nacopy; i++)
+            if (c->acopy[i].out) transfer(c->acopy[i].d, c->acopy[i].tmp, 0);
+    free_copies(c->acopy, c->nacopy); /* the call failed, or made no request */
+    c->nacopy = 0;
+    free(c->pre);
+    c->pre = NULL;
+    if (live && (c->nmem || c->ntypes) && c->comm != MPI_COMM_NULL &&
+        MPI_Comm_test_inter(c->comm, &inter) == MPI_SUCCESS && inter && keep(c, *request))
         return rc;
     release(c->mem, c->nmem, c->types, c->ntypes);
     return rc;

@@ -8,7 +8,7 @@
  * A glue function runs one ccf_call:
  *
  *     ccf_call c;
- *     ccf_begin(&c, "Cart_x", async);      async: non-blocking or persistent
+ *     ccf_begin(&c, "Cart_x", async);      async: CCF_BLOCKING, CCF_NONBLOCKING, CCF_PERSISTENT
  *     ccf_set_comm(&c, comm);              where the glue's own errors go
  *     ... ccf_buf / ccf_types / ccf_weights convert the arguments ...
  *     rc = c.err ? ccf_raise(&c) : Cart_x(...);
@@ -35,9 +35,12 @@ typedef struct ccf_copy {
     int out;        /* copied back after a successful call */
 } ccf_copy;
 
+/* ccf_call.async */
+enum { CCF_BLOCKING, CCF_NONBLOCKING, CCF_PERSISTENT };
+
 typedef struct ccf_call {
     const char *who;
-    int async;     /* non-blocking or persistent: buffers are never copied */
+    int async;     /* CCF_NONBLOCKING or CCF_PERSISTENT: buffers are never copied for the call alone */
     MPI_Comm comm; /* the call's communicator (MPI_COMM_NULL: none) */
     int err;       /* an error found by the glue (an MPI class), raised instead of the call */
     char msg[MPI_MAX_ERROR_STRING];
@@ -45,6 +48,9 @@ typedef struct ccf_call {
     int nsend, nrecv;
     ccf_copy copy[3];
     int ncopy;
+    ccf_copy acopy[3]; /* async calls: contiguous copies kept with the request */
+    int nacopy;
+    struct ccf_kept *pre; /* allocated with the first of them: keeping them cannot fail */
     void **mem; /* malloc'd temporaries */
     int nmem, capmem;
     MPI_Datatype *types; /* datatypes made here */
@@ -88,10 +94,21 @@ void ccf_fail(ccf_call *c, int cls, const char *fmt, ...)
 
 /* Finish: on success copy sections back; free the temporaries, or keep
  * them with *request until it completes (inter-communicators, where the
- * library needs the argument arrays and datatypes until then). */
+ * library needs the argument arrays and datatypes until then; the copies
+ * of ccf_async_copy). */
 int ccf_end(ccf_call *c, int rc, Cart_request *request);
 
 /* Async calls with non-contiguous sections. */
+
+/* A non-contiguous section d of an async call that no datatype describes
+ * (the reductions, the root's many-block buffer of gather(v) / scatter(v)):
+ * a contiguous copy, made now, kept with the request (ccf_end) and then
+ * refreshed from the section at every Cart_start / Cart_startall of a
+ * persistent request and copied back into the section (`out`) when the
+ * operation completes in Cart_wait / Cart_test / Cart_waitall, as mpi_f08
+ * does where the MPI cannot describe a section.  Returns the copy (the
+ * section's own address with c->err set when there is no memory). */
+void *ccf_async_copy(ccf_call *c, CFI_cdesc_t *d, int out);
 
 /* One block of `count` elements of `type` at the start of the
  * non-contiguous section d (an async call's buffer, passed at the section's
@@ -100,14 +117,11 @@ int ccf_end(ccf_call *c, int rc, Cart_request *request);
  * to reject; other problems are recorded in c->err. */
 void ccf_single(ccf_call *c, CFI_cdesc_t *d, int *count, MPI_Datatype *type);
 
-/* A non-contiguous section where the call has several blocks that no
- * datatype argument can describe: MPI_ERR_BUFFER (or CCF_PASS when the
- * library rejects the call anyway). */
+/* A non-contiguous section in a partitioned call (whose partitions are
+ * made ready one by one, so no copy taken at the start can stand for
+ * them): MPI_ERR_BUFFER (or CCF_PASS when the library rejects the call
+ * anyway). */
 int ccf_unsupported_section(ccf_call *c, const char *what);
-/* The same for the root's buffer of gather(v) / scatter(v): CCF_PASS where
- * the buffer is not significant (not the root; on an inter-communicator,
- * root is not MPI_ROOT), so it is passed on and never touched. */
-int ccf_rooted_section(ccf_call *c, const char *what, int root);
 
 /* How one side of the six [core] collectives gives its blocks. */
 enum { CCF_REG, CCF_V, CCF_W };
@@ -135,8 +149,12 @@ int ccf_alltoall_sections(ccf_call *c, ccf_side *s, ccf_side *r, MPI_Comm comm, 
 int ccf_allgather_sections(ccf_call *c, ccf_side *s, ccf_side *r, MPI_Comm comm, MPI_Info info, int persistent,
                            Cart_request *request);
 
-/* Request completion (hand-written bindings; they release what ccf_end
- * kept with a request once the library has freed it). */
+/* Request start and completion (hand-written bindings: they refresh the
+ * copies ccf_end kept with a request before a start, copy them back after
+ * a completion and release what was kept once the library has freed the
+ * request). */
+int cartcoll_f08_cart_start(Cart_request *request);
+int cartcoll_f08_cart_startall(int count, Cart_request requests[]);
 int cartcoll_f08_cart_wait(Cart_request *request);
 int cartcoll_f08_cart_test(Cart_request *request, int *flag);
 int cartcoll_f08_cart_waitall(int count, Cart_request requests[]);

@@ -46,14 +46,16 @@ LOGICAL_ARRAYS = {
     ("Cart_create_sub", "remain_dims"): None,
 }
 WEIGHTS = {"weights", "sourceweights", "destweights", "targetweights"}
-# Request completion: hand-written glue (cartcoll_f08_support.c) that also
-# releases temporaries kept with the request.
-COMPLETION = {"Cart_wait", "Cart_test", "Cart_waitall", "Cart_request_free"}
+# Request start and completion: hand-written glue (cartcoll_f08_support.c)
+# that also refreshes, copies back and releases temporaries kept with the
+# request.
+COMPLETION = {"Cart_start", "Cart_startall", "Cart_wait", "Cart_test", "Cart_waitall", "Cart_request_free"}
 INOUT_REQUEST = {"Cart_start", "Cart_wait", "Cart_test", "Cart_request_free"}
 # Non-blocking / persistent calls with a non-contiguous array section: the
 # six [core] collectives become their w form with one datatype per block;
-# single-block buffers become one datatype; everything else is refused
-# (MPI_ERR_BUFFER).
+# single-block buffers become one datatype; every other section is a
+# contiguous copy kept with the request (refreshed at each start, copied
+# back at completion), except in partitioned calls (MPI_ERR_BUFFER).
 REWRITE = {
     "allgather": "allgather", "allgatherv": "allgather", "allgatherw": "allgather",
     "alltoall": "alltoall", "alltoallv": "alltoall", "alltoallw": "alltoall",
@@ -575,7 +577,8 @@ def c_glue(f):
     if needs_call:
         body.append("    ccf_call ccf_c;")
         body.append("    int ccf_rc = CCF_PASS;")
-        body.append(f'    ccf_begin(&ccf_c, "{f.name}", {1 if f.async_ else 0});')
+        mode = "CCF_PERSISTENT" if f.persistent else "CCF_NONBLOCKING" if f.async_ else "CCF_BLOCKING"
+        body.append(f'    ccf_begin(&ccf_c, "{f.name}", {mode});')
     # The communicator first: the glue's errors and block counts need it.
     for p in f.params:
         if p.kind == "comm_in":
@@ -637,6 +640,7 @@ def c_glue(f):
                         f"{1 if f.persistent else 0}, {req.name});")
         else:
             single = SINGLE.get(f.base, {})
+            partitioned = any(p.name == "partitions" or p.name.endswith("parts") for p in f.params)
             first = True
             for n in ncs:
                 if n in single:
@@ -644,13 +648,13 @@ def c_glue(f):
                     body.append(f"        if ({n}_nc) ccf_single(&ccf_c, {n}, &{cnt}, &{typ}_c);")
             for n in ncs:
                 if n not in single:
-                    kw = "if" if first else "else if"
-                    first = False
-                    if single and f.param("root"):
-                        # the root's many-block buffer: significant at the root only
-                        body.append(f'        {kw} ({n}_nc) ccf_rc = ccf_rooted_section(&ccf_c, "{n}", root);')
-                    else:
+                    if partitioned:
+                        kw = "if" if first else "else if"
+                        first = False
                         body.append(f'        {kw} ({n}_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "{n}");')
+                    else:
+                        out = 0 if f.param(n).kind == "buf_in" else 1
+                        body.append(f"        if ({n}_nc) {n}_c = ccf_async_copy(&ccf_c, {n}, {out});")
         body.append("    }")
     body.append("    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);")
     body.append("    if (ccf_rc == CCF_PASS)")

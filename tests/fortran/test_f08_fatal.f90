@@ -1,8 +1,8 @@
 ! The default error handler (MPI_ERRORS_ARE_FATAL) aborts on a bad call
 ! with a readable message naming the function (run_fatal.sh checks it):
 !   collective: a negative count (an error of the library);
-!   section:    a non-contiguous section in Cart_ireduce (an error of the
-!               bindings).
+!   section:    a non-contiguous section with a derived datatype in
+!               Cart_ialltoallw (an error of the bindings).
 ! Reaching the end prints NOT ABORTED.
 PROGRAM test_f08_fatal
   USE mpi_f08
@@ -11,6 +11,7 @@ PROGRAM test_f08_fatal
   CHARACTER(LEN=32) :: what
   TYPE(MPI_Comm) :: cart
   TYPE(Cart_request) :: req
+  TYPE(MPI_Datatype) :: vec
   INTEGER :: x(4), y(4), dims(1), targets(2)
   CALL MPI_Init()
   what = 'collective'
@@ -24,7 +25,10 @@ PROGRAM test_f08_fatal
   IF (what == 'collective') THEN
     CALL Cart_alltoall(x, -1, MPI_INTEGER, y, 1, MPI_INTEGER, cart)
   ELSE
-    CALL Cart_ireduce(x(1:4:2), y(1:2), 2, MPI_INTEGER, MPI_SUM, 0, cart, req)
+    CALL MPI_Type_vector(1, 1, 2, MPI_INTEGER, vec)
+    CALL MPI_Type_commit(vec)
+    CALL Cart_ialltoallw(x, [1, 1], [0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND], [MPI_INTEGER, MPI_INTEGER], &
+                         y(1:4:2), [1, 1], [0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND], [vec, vec], cart, req)
   END IF
   WRITE (*, '(A,A,A)') 'test_f08_fatal ', TRIM(what), ': NOT ABORTED'
   CALL MPI_Finalize()

@@ -5,8 +5,10 @@
 !                   Cart_iX + Cart_wait and Cart_X_init + two starts with new
 !                   data, on a duplicate of MPI_COMM_WORLD; MPI_IN_PLACE in
 !                   allreduce; non-contiguous sections in bcast's buffer,
-!                   gather's send and scatter's receive buffer (every form),
-!                   and in every buffer of the blocking calls;
+!                   gather's send and scatter's receive buffer, the root's
+!                   gatherv receive buffer, the buffers of reduce, allreduce
+!                   and in-place allreduce (every form), and in every buffer
+!                   of the blocking calls;
 !   inter-communicator  Cart_alltoallw_init started twice, Cart_ialltoall
 !                   with a non-contiguous receive section, Cart_ibarrier, in
 !                   Cart_waitall (the bindings keep their datatype arrays
@@ -106,8 +108,8 @@ CONTAINS
 
   ! gather, gatherv (blocks of 2 with a gap of 1 at the root), scatter,
   ! scatterv; sect: the one-block buffer (gather's send, scatter's
-  ! receive) is a stride-2 section (in blocking calls the root's big
-  ! buffer too).
+  ! receive) is a stride-2 section, and so is gatherv's receive buffer
+  ! (the root's many-block buffer).
   SUBROUTINE rooted(mode, sect)
     INTEGER, INTENT(IN) :: mode
     LOGICAL, INTENT(IN) :: sect
@@ -155,7 +157,11 @@ CONTAINS
             CALL Cart_igather(gs, 2, MPI_INTEGER, gr, 2, MPI_INTEGER, root, comm, req(1), ierr)
             CALL Cart_iscatter(ss, 2, MPI_INTEGER, sr, 2, MPI_INTEGER, root, comm, req(3), ierr)
           END IF
-          CALL Cart_igatherv(gs, 2, MPI_INTEGER, gvr, counts, displs, MPI_INTEGER, root, comm, req(2), ierr)
+          IF (sect) THEN ! the root's many-block buffer: a contiguous copy kept with the request
+            CALL Cart_igatherv(gs, 2, MPI_INTEGER, gr2(2, :), counts, displs, MPI_INTEGER, root, comm, req(2), ierr)
+          ELSE
+            CALL Cart_igatherv(gs, 2, MPI_INTEGER, gvr, counts, displs, MPI_INTEGER, root, comm, req(2), ierr)
+          END IF
           CALL Cart_iscatterv(ss, counts, displs, MPI_INTEGER, svr, 2, MPI_INTEGER, root, comm, req(4), ierr)
         CASE (M_PERS)
           IF (sect) THEN
@@ -165,8 +171,13 @@ CONTAINS
             CALL Cart_gather_init(gs, 2, MPI_INTEGER, gr, 2, MPI_INTEGER, root, comm, MPI_INFO_NULL, req(1), ierr)
             CALL Cart_scatter_init(ss, 2, MPI_INTEGER, sr, 2, MPI_INTEGER, root, comm, MPI_INFO_NULL, req(3), ierr)
           END IF
-          CALL Cart_gatherv_init(gs, 2, MPI_INTEGER, gvr, counts, displs, MPI_INTEGER, root, comm, MPI_INFO_NULL, &
-                                 req(2), ierr)
+          IF (sect) THEN
+            CALL Cart_gatherv_init(gs, 2, MPI_INTEGER, gr2(2, :), counts, displs, MPI_INTEGER, root, comm, &
+                                   MPI_INFO_NULL, req(2), ierr)
+          ELSE
+            CALL Cart_gatherv_init(gs, 2, MPI_INTEGER, gvr, counts, displs, MPI_INTEGER, root, comm, MPI_INFO_NULL, &
+                                   req(2), ierr)
+          END IF
           CALL Cart_scatterv_init(ss, counts, displs, MPI_INTEGER, svr, 2, MPI_INTEGER, root, comm, MPI_INFO_NULL, &
                                   req(4), ierr)
         END SELECT
@@ -178,7 +189,7 @@ CONTAINS
         DO j = 0, nproc - 1
           DO e = 0, 1
             CALL check(gr(2 * j + e) == j * 10 + 5 * e + round, TRIM(what)//': gather')
-            IF (mode == M_BLOCK .AND. sect) THEN
+            IF (sect) THEN
               CALL check(gr2(2, 3 * j + e) == j * 10 + 5 * e + round, TRIM(what)//': gatherv into a section')
             ELSE
               CALL check(gvr(3 * j + e) == j * 10 + 5 * e + round, TRIM(what)//': gatherv')
@@ -188,7 +199,8 @@ CONTAINS
         END DO
         CALL check(ALL(gr2(1, :) == SENT), TRIM(what)//': gatherv outside the section')
       ELSE
-        CALL check(ALL(gr == SENT) .AND. ALL(gvr == SENT), TRIM(what)//': non-root receive buffers untouched')
+        CALL check(ALL(gr == SENT) .AND. ALL(gvr == SENT) .AND. ALL(gr2 == SENT), &
+                   TRIM(what)//': non-root receive buffers untouched')
       END IF
       DO k = 1, 2
         IF (sect) THEN
@@ -208,14 +220,17 @@ CONTAINS
   END SUBROUTINE rooted
 
   ! reduce, allreduce (also MPI_IN_PLACE), reduce_scatter_block,
-  ! reduce_scatter, scan, exscan with MPI_SUM; sect (blocking only):
-  ! buffers are sections.
+  ! reduce_scatter, scan, exscan with MPI_SUM; sect: the buffers of reduce,
+  ! allreduce and the in-place allreduce are stride-3 sections (non-blocking
+  ! and persistent: contiguous copies kept with the request, refreshed at
+  ! every start and copied back at completion; a second Cart_wait on the
+  ! inactive persistent request must not copy again).
   SUBROUTINE reductions(mode, sect)
     INTEGER, INTENT(IN) :: mode
     LOGICAL, INTENT(IN) :: sect
     TYPE(Cart_request) :: req(7)
     INTEGER, ASYNCHRONOUS :: s(2), r(2), ar(2), ip(2), rsb(2 * nproc), rsbr(2), rs(3 * nproc), rsr(2), sc(2), ex(2)
-    INTEGER, ASYNCHRONOUS :: s2(3, 2), r2(2, 2)
+    INTEGER, ASYNCHRONOUS :: s2(3, 2), r3(3, 2), a3(3, 2), ip3(3, 2)
     INTEGER :: counts(nproc), round, j, k, ierr, off, tot
     CHARACTER(LEN=40) :: what
     WRITE (what, '(A,A,L1)') 'reductions ', TRIM(MNAME(mode)), sect
@@ -226,7 +241,10 @@ CONTAINS
       s2 = SENT
       s2(2, :) = s
       r = SENT
-      r2 = SENT
+      r3 = SENT
+      a3 = SENT
+      ip3 = SENT
+      ip3(2, :) = s
       ar = SENT
       ip = s
       rsb = [(me + 100 * j + round, j = 1, 2 * nproc)]
@@ -240,29 +258,43 @@ CONTAINS
         SELECT CASE (mode)
         CASE (M_BLOCK)
           IF (sect) THEN
-            CALL Cart_reduce(s2(2, :), r2(:, 2), 2, MPI_INTEGER, MPI_SUM, root, comm, ierr)
-            CALL Cart_allreduce(s2(2, :), r2(:, 1), 2, MPI_INTEGER, MPI_SUM, comm)
+            CALL Cart_reduce(s2(2, :), r3(2, :), 2, MPI_INTEGER, MPI_SUM, root, comm, ierr)
+            CALL Cart_allreduce(s2(2, :), a3(3, :), 2, MPI_INTEGER, MPI_SUM, comm)
+            CALL Cart_allreduce(MPI_IN_PLACE, ip3(2, :), 2, MPI_INTEGER, MPI_SUM, comm, ierr)
           ELSE
             CALL Cart_reduce(s, r, 2, MPI_INTEGER, MPI_SUM, root, comm, ierr)
             CALL Cart_allreduce(s, ar, 2, MPI_INTEGER, MPI_SUM, comm)
+            CALL Cart_allreduce(MPI_IN_PLACE, ip, 2, MPI_INTEGER, MPI_SUM, comm, ierr)
           END IF
-          CALL Cart_allreduce(MPI_IN_PLACE, ip, 2, MPI_INTEGER, MPI_SUM, comm, ierr)
           CALL Cart_reduce_scatter_block(rsb, rsbr, 2, MPI_INTEGER, MPI_SUM, comm, ierr)
           CALL Cart_reduce_scatter(rs, rsr, counts, MPI_INTEGER, MPI_SUM, comm, ierr)
           CALL Cart_scan(s, sc, 2, MPI_INTEGER, MPI_SUM, comm, ierr)
           CALL Cart_exscan(s, ex, 2, MPI_INTEGER, MPI_SUM, comm, ierr)
         CASE (M_NB)
-          CALL Cart_ireduce(s, r, 2, MPI_INTEGER, MPI_SUM, root, comm, req(1), ierr)
-          CALL Cart_iallreduce(s, ar, 2, MPI_INTEGER, MPI_SUM, comm, req(2))
-          CALL Cart_iallreduce(MPI_IN_PLACE, ip, 2, MPI_INTEGER, MPI_SUM, comm, req(3), ierr)
+          IF (sect) THEN
+            CALL Cart_ireduce(s2(2, :), r3(2, :), 2, MPI_INTEGER, MPI_SUM, root, comm, req(1), ierr)
+            CALL Cart_iallreduce(s2(2, :), a3(3, :), 2, MPI_INTEGER, MPI_SUM, comm, req(2))
+            CALL Cart_iallreduce(MPI_IN_PLACE, ip3(2, :), 2, MPI_INTEGER, MPI_SUM, comm, req(3), ierr)
+          ELSE
+            CALL Cart_ireduce(s, r, 2, MPI_INTEGER, MPI_SUM, root, comm, req(1), ierr)
+            CALL Cart_iallreduce(s, ar, 2, MPI_INTEGER, MPI_SUM, comm, req(2))
+            CALL Cart_iallreduce(MPI_IN_PLACE, ip, 2, MPI_INTEGER, MPI_SUM, comm, req(3), ierr)
+          END IF
           CALL Cart_ireduce_scatter_block(rsb, rsbr, 2, MPI_INTEGER, MPI_SUM, comm, req(4), ierr)
           CALL Cart_ireduce_scatter(rs, rsr, counts, MPI_INTEGER, MPI_SUM, comm, req(5), ierr)
           CALL Cart_iscan(s, sc, 2, MPI_INTEGER, MPI_SUM, comm, req(6), ierr)
           CALL Cart_iexscan(s, ex, 2, MPI_INTEGER, MPI_SUM, comm, req(7), ierr)
         CASE (M_PERS)
-          CALL Cart_reduce_init(s, r, 2, MPI_INTEGER, MPI_SUM, root, comm, MPI_INFO_NULL, req(1), ierr)
-          CALL Cart_allreduce_init(s, ar, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(2))
-          CALL Cart_allreduce_init(MPI_IN_PLACE, ip, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(3), ierr)
+          IF (sect) THEN
+            CALL Cart_reduce_init(s2(2, :), r3(2, :), 2, MPI_INTEGER, MPI_SUM, root, comm, MPI_INFO_NULL, req(1), ierr)
+            CALL Cart_allreduce_init(s2(2, :), a3(3, :), 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(2))
+            CALL Cart_allreduce_init(MPI_IN_PLACE, ip3(2, :), 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(3), &
+                                     ierr)
+          ELSE
+            CALL Cart_reduce_init(s, r, 2, MPI_INTEGER, MPI_SUM, root, comm, MPI_INFO_NULL, req(1), ierr)
+            CALL Cart_allreduce_init(s, ar, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(2))
+            CALL Cart_allreduce_init(MPI_IN_PLACE, ip, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(3), ierr)
+          END IF
           CALL Cart_reduce_scatter_block_init(rsb, rsbr, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(4), ierr)
           CALL Cart_reduce_scatter_init(rs, rsr, counts, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(5), ierr)
           CALL Cart_scan_init(s, sc, 2, MPI_INTEGER, MPI_SUM, comm, MPI_INFO_NULL, req(6), ierr)
@@ -279,16 +311,30 @@ CONTAINS
       ! sum over ranks of (r + round, 2 r + round)
       tot = nproc * (nproc - 1) / 2
       IF (sect) THEN
-        CALL check(ALL(r2(:, 1) == [tot + nproc * round, 2 * tot + nproc * round]), TRIM(what)//': allreduce')
-        IF (me == root) CALL check(ALL(r2(:, 2) == [tot + nproc * round, 2 * tot + nproc * round]), &
+        CALL check(ALL(a3(3, :) == [tot + nproc * round, 2 * tot + nproc * round]), TRIM(what)//': allreduce')
+        CALL check(ALL(a3(1:2, :) == SENT), TRIM(what)//': allreduce outside the section')
+        IF (me == root) CALL check(ALL(r3(2, :) == [tot + nproc * round, 2 * tot + nproc * round]), &
                                    TRIM(what)//': reduce')
-        IF (me /= root) CALL check(ALL(r2(:, 2) == SENT), TRIM(what)//': reduce at non-roots')
+        IF (me /= root) CALL check(ALL(r3(2, :) == SENT), TRIM(what)//': reduce at non-roots')
+        CALL check(ALL(r3(1, :) == SENT) .AND. ALL(r3(3, :) == SENT), TRIM(what)//': reduce outside the section')
+        CALL check(ALL(ip3(2, :) == [tot + nproc * round, 2 * tot + nproc * round]), &
+                   TRIM(what)//': allreduce MPI_IN_PLACE')
+        CALL check(ALL(ip3(1, :) == SENT) .AND. ALL(ip3(3, :) == SENT), &
+                   TRIM(what)//': allreduce MPI_IN_PLACE outside the section')
+        CALL check(ALL(s2(2, :) == s) .AND. ALL(s2(1, :) == SENT) .AND. ALL(s2(3, :) == SENT), &
+                   TRIM(what)//': send section unchanged')
+        IF (mode == M_PERS) THEN ! an inactive request: waiting again copies nothing back
+          a3(3, :) = -round
+          CALL Cart_wait(req(2), ierr)
+          CALL check_rc(ierr, TRIM(what)//': Cart_wait on an inactive request')
+          CALL check(ALL(a3(3, :) == -round), TRIM(what)//': Cart_wait on an inactive request leaves the section')
+        END IF
       ELSE
         CALL check(ALL(ar == [tot + nproc * round, 2 * tot + nproc * round]), TRIM(what)//': allreduce')
         IF (me == root) CALL check(ALL(r == [tot + nproc * round, 2 * tot + nproc * round]), TRIM(what)//': reduce')
         IF (me /= root) CALL check(ALL(r == SENT), TRIM(what)//': reduce at non-roots')
+        CALL check(ALL(ip == [tot + nproc * round, 2 * tot + nproc * round]), TRIM(what)//': allreduce MPI_IN_PLACE')
       END IF
-      CALL check(ALL(ip == [tot + nproc * round, 2 * tot + nproc * round]), TRIM(what)//': allreduce MPI_IN_PLACE')
       ! block me of the sources: elements 2 me + 1, 2 me + 2 -> sum_r (r + 100 j + round)
       DO k = 1, 2
         j = 2 * me + k
@@ -429,8 +475,8 @@ PROGRAM test_f08_global
     CALL rooted(mode, .FALSE.)
     CALL rooted(mode, .TRUE.)
     CALL reductions(mode, .FALSE.)
+    CALL reductions(mode, .TRUE.)
   END DO
-  CALL reductions(M_BLOCK, .TRUE.)
   CALL bottom()
   CALL inter()
   CALL ring_allreduce()
