@@ -996,7 +996,7 @@ int cartcoll_f08_cart_ibcast(CFI_cdesc_t *buffer, int count, MPI_Fint datatype, 
     int buffer_nc;
     void *buffer_c = ccf_buf(&ccf_c, buffer, 1, &buffer_nc);
     if (!ccf_c.err && (buffer_nc)) {
-        if (buffer_nc) ccf_single(&ccf_c, buffer, &count, &datatype_c);
+        if (buffer_nc) buffer_c = ccf_single_or_copy(&ccf_c, buffer, (void *)buffer_c, 1, &count, &datatype_c);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1019,7 +1019,7 @@ int cartcoll_f08_cart_igather(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint send
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
+        if (sendbuf_nc) sendbuf_c = ccf_single_or_copy(&ccf_c, sendbuf, (void *)sendbuf_c, 0, &sendcount, &sendtype_c);
         if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
@@ -1044,7 +1044,7 @@ int cartcoll_f08_cart_igatherv(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sen
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
+        if (sendbuf_nc) sendbuf_c = ccf_single_or_copy(&ccf_c, sendbuf, (void *)sendbuf_c, 0, &sendcount, &sendtype_c);
         if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
@@ -1069,7 +1069,7 @@ int cartcoll_f08_cart_iscatter(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint sen
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
+        if (recvbuf_nc) recvbuf_c = ccf_single_or_copy(&ccf_c, recvbuf, (void *)recvbuf_c, 1, &recvcount, &recvtype_c);
         if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
@@ -1094,7 +1094,7 @@ int cartcoll_f08_cart_iscatterv(CFI_cdesc_t *sendbuf, const int *sendcounts, con
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
+        if (recvbuf_nc) recvbuf_c = ccf_single_or_copy(&ccf_c, recvbuf, (void *)recvbuf_c, 1, &recvcount, &recvtype_c);
         if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
@@ -1268,7 +1268,7 @@ int cartcoll_f08_cart_bcast_init(CFI_cdesc_t *buffer, int count, MPI_Fint dataty
     int buffer_nc;
     void *buffer_c = ccf_buf(&ccf_c, buffer, 1, &buffer_nc);
     if (!ccf_c.err && (buffer_nc)) {
-        if (buffer_nc) ccf_single(&ccf_c, buffer, &count, &datatype_c);
+        if (buffer_nc) buffer_c = ccf_single_or_copy(&ccf_c, buffer, (void *)buffer_c, 1, &count, &datatype_c);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
     if (ccf_rc == CCF_PASS)
@@ -1292,7 +1292,7 @@ int cartcoll_f08_cart_gather_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint 
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
+        if (sendbuf_nc) sendbuf_c = ccf_single_or_copy(&ccf_c, sendbuf, (void *)sendbuf_c, 0, &sendcount, &sendtype_c);
         if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
@@ -1319,7 +1319,7 @@ int cartcoll_f08_cart_gatherv_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (sendbuf_nc) ccf_single(&ccf_c, sendbuf, &sendcount, &sendtype_c);
+        if (sendbuf_nc) sendbuf_c = ccf_single_or_copy(&ccf_c, sendbuf, (void *)sendbuf_c, 0, &sendcount, &sendtype_c);
         if (recvbuf_nc) recvbuf_c = ccf_async_copy(&ccf_c, recvbuf, 1);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
@@ -1345,7 +1345,7 @@ int cartcoll_f08_cart_scatter_init(CFI_cdesc_t *sendbuf, int sendcount, MPI_Fint
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
+        if (recvbuf_nc) recvbuf_c = ccf_single_or_copy(&ccf_c, recvbuf, (void *)recvbuf_c, 1, &recvcount, &recvtype_c);
         if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
@@ -1372,7 +1372,7 @@ int cartcoll_f08_cart_scatterv_init(CFI_cdesc_t *sendbuf, const int *sendcounts,
     int recvbuf_nc;
     void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
     if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
-        if (recvbuf_nc) ccf_single(&ccf_c, recvbuf, &recvcount, &recvtype_c);
+        if (recvbuf_nc) recvbuf_c = ccf_single_or_copy(&ccf_c, recvbuf, (void *)recvbuf_c, 1, &recvcount, &recvtype_c);
         if (sendbuf_nc) sendbuf_c = ccf_async_copy(&ccf_c, sendbuf, 0);
     }
     if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);

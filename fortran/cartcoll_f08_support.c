@@ -776,6 +776,28 @@ static MPI_Datatype range_type(ccf_call *c, sect *x, long long first, long long 
     return t;
 }
 
+/* Whether datatype t is one sect_init takes for section d (a predefined
+ * datatype whose items tile the elements); invalid handles count as
+ * taken (the library rejects them). */
+static int tiles(const CFI_cdesc_t *d, MPI_Datatype t)
+{
+    int ni, na, nd, comb, size = 0;
+    MPI_Aint lb = 0, ext = 0;
+    if (t == MPI_DATATYPE_NULL || MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 1;
+    if (comb != MPI_COMBINER_NAMED) return 0;
+    MPI_Type_size(t, &size);
+    MPI_Type_get_extent(t, &lb, &ext);
+    return size > 0 && lb == 0 && ext == size && d->elem_len % (size_t)size == 0;
+}
+
+void *ccf_single_or_copy(ccf_call *c, CFI_cdesc_t *d, void *base, int out, int *count, MPI_Datatype *type)
+{
+    if (c->err) return base;
+    if (*count > 0 && !tiles(d, *type)) return ccf_async_copy(c, d, out);
+    ccf_single(c, d, count, type);
+    return base;
+}
+
 void ccf_single(ccf_call *c, CFI_cdesc_t *d, int *count, MPI_Datatype *type)
 {
     if (c->err || *count <= 0 || *type == MPI_DATATYPE_NULL) return; /* nothing to describe, or rejected */
@@ -855,6 +877,31 @@ static int side_w(ccf_call *c, const ccf_side *x, int n, const char *buf, int **
     return 1;
 }
 
+/* Whether every non-empty block of side x has a predefined datatype whose
+ * items tile the elements of its section (what side_w / ccf_single can
+ * describe); invalid arguments count as describable (the library rejects
+ * them). */
+static int describable(const ccf_side *x, int n)
+{
+    for (int i = 0; i < n; i++) {
+        int cnt;
+        MPI_Datatype t;
+        MPI_Aint off;
+        if (!side_block(x, i, &cnt, &t, &off)) return 1;
+        if (cnt > 0 && !tiles(x->d, t)) return 0;
+    }
+    return 1;
+}
+
+/* A section side that datatypes cannot describe (derived datatypes) takes
+ * a contiguous copy kept with the request instead (ccf_async_copy). */
+static void copy_if_needed(ccf_call *c, ccf_side *x, int n, int out)
+{
+    if (!x->nc || c->err || describable(x, n)) return;
+    x->base = ccf_async_copy(c, x->d, out);
+    x->nc = 0;
+}
+
 int ccf_alltoall_sections(ccf_call *c, ccf_side *s, ccf_side *r, MPI_Comm comm, MPI_Info info, int persistent,
                           Cart_request *request)
 {
@@ -862,6 +909,9 @@ int ccf_alltoall_sections(ccf_call *c, ccf_side *s, ccf_side *r, MPI_Comm comm, 
     MPI_Aint *sd, *rd;
     MPI_Datatype *st, *rt;
     if (!block_counts(c)) return CCF_PASS;
+    copy_if_needed(c, s, c->nsend, 0);
+    copy_if_needed(c, r, c->nrecv, 1);
+    if (c->err) return ccf_raise(c);
     int k = side_w(c, s, c->nsend, "sendbuf", &sc, &sd, &st);
     if (k > 0) k = side_w(c, r, c->nrecv, "recvbuf", &rc, &rd, &rt);
     if (k < 0) return ccf_raise(c);
@@ -877,6 +927,13 @@ int ccf_allgather_sections(ccf_call *c, ccf_side *s, ccf_side *r, MPI_Comm comm,
     MPI_Aint *rd;
     MPI_Datatype *rt, stype = s->type;
     if (!block_counts(c)) return CCF_PASS;
+    ccf_side one = *s; /* the send buffer is one block */
+    one.kind = CCF_REG;
+    copy_if_needed(c, &one, 1, 0);
+    s->base = one.base;
+    s->nc = one.nc;
+    copy_if_needed(c, r, c->nrecv, 1);
+    if (c->err) return ccf_raise(c);
     if (s->nc) ccf_single(c, s->d, &scount, &stype);
     int k = c->err ? -1 : side_w(c, r, c->nrecv, "recvbuf", &rc, &rd, &rt);
     if (k < 0) return ccf_raise(c);

@@ -117,6 +117,11 @@ void *ccf_async_copy(ccf_call *c, CFI_cdesc_t *d, int out);
  * to reject; other problems are recorded in c->err. */
 void ccf_single(ccf_call *c, CFI_cdesc_t *d, int *count, MPI_Datatype *type);
 
+/* ccf_single, or, where the datatype is not one it can use (a derived
+ * datatype), a contiguous copy of the section kept with the request
+ * (ccf_async_copy).  Returns the buffer the call is to use. */
+void *ccf_single_or_copy(ccf_call *c, CFI_cdesc_t *d, void *base, int out, int *count, MPI_Datatype *type);
+
 /* A non-contiguous section in a partitioned call (whose partitions are
  * made ready one by one, so no copy taken at the start can stand for
  * them): MPI_ERR_BUFFER (or CCF_PASS when the library rejects the call
@@ -141,7 +146,8 @@ typedef struct ccf_side {
 /* Run an alltoall(v,w) / allgather(v,w) whose buffers include a
  * non-contiguous section as the equivalent Cart_ialltoallw /
  * Cart_alltoallw_init / Cart_iallgatherw / Cart_allgatherw_init, every block
- * of a section described by a datatype (predefined element types only).
+ * of a section described by a datatype (predefined element types; a side
+ * with derived datatypes takes a contiguous copy, ccf_async_copy).
  * persistent: 0 for Cart_iX, 1 for Cart_X_init (with info).  Returns the
  * call's code, or CCF_PASS. */
 int ccf_alltoall_sections(ccf_call *c, ccf_side *s, ccf_side *r, MPI_Comm comm, MPI_Info info, int persistent,

@@ -645,7 +645,9 @@ def c_glue(f):
             for n in ncs:
                 if n in single:
                     cnt, typ = single[n]
-                    body.append(f"        if ({n}_nc) ccf_single(&ccf_c, {n}, &{cnt}, &{typ}_c);")
+                    out = 0 if f.param(n).kind == "buf_in" else 1
+                    body.append(f"        if ({n}_nc) {n}_c = ccf_single_or_copy(&ccf_c, {n}, (void *){n}_c, {out}, "
+                                f"&{cnt}, &{typ}_c);")
             for n in ncs:
                 if n not in single:
                     if partitioned:

@@ -10,9 +10,9 @@
 !   2: send ss2(1,ns:1:-1) (backwards), receive rp(1:2h-1:2), an array of
 !      BIND(C) pairs of integers (two MPI_INTEGERs per element, stride 2).
 ! The v and w cases use per-block counts with gaps between blocks; the w
-! receive blocks alternate MPI_INTEGER and a strided vector datatype (with
-! sections in non-blocking and persistent calls: MPI_INTEGER only, see
-! docs/fortran.md).
+! receive blocks alternate MPI_INTEGER and a strided vector datatype (on a
+! section in a non-blocking or persistent call that takes a contiguous copy
+! kept with the request, see docs/fortran.md).
 !
 ! Oracle (first principles): element e of send block i of rank r holds
 ! enc(r, i, e, round); receive block i must hold the block of the process
@@ -332,7 +332,7 @@ CONTAINS
     INTEGER :: round, rounds, ierr, k
     LOGICAL :: flag
     WRITE (what, '(A,1X,A,1X,A,1X,A,I0,1X,A)') config, TRIM(CNAME(coll)), TRIM(MNAME(mode)), 'layout ', layout
-    CALL setup(coll, layout == 0 .OR. mode == M_BLOCK)
+    CALL setup(coll, .TRUE.)
     req = CART_REQUEST_NULL
     rounds = 1
     IF (mode == M_PERS) rounds = 2

@@ -11,8 +11,8 @@
 ! alike): neighbourhood creation, queries, stencils, schedule statistics,
 ! blocking / non-blocking / persistent [core] collectives, datatype arrays,
 ! requests, naming, the seed-000 collectives, detection, and the errors of
-! the bindings themselves (non-contiguous sections that non-blocking calls
-! cannot take: with a derived datatype, a block beyond the section).
+! the bindings themselves (a block beyond its non-contiguous section in a
+! non-blocking or persistent call).
 ! Requests of failed calls stay as they were.
 MODULE errors_state
   USE, INTRINSIC :: ISO_C_BINDING, ONLY: C_INT
@@ -240,15 +240,17 @@ PROGRAM test_f08_errors
   CALL check(ierr /= MPI_SUCCESS .AND. ncalls == b + 1 .AND. lastcode == ierr, &
              'Cart_dist_graph_create_adjacent: negative indegree fails through the handler: '//TRIM(errstring(ierr)))
 
-  ! --- errors of the bindings: sections non-blocking calls cannot take ---
+  ! --- errors of the bindings: a block beyond its section ------------------
   CALL MPI_Type_vector(1, 1, 2, MPI_INTEGER, vec)
   CALL MPI_Type_commit(vec)
   b = ncalls
-  CALL Cart_ialltoallw(ax, sc, disp, [MPI_INTEGER, MPI_INTEGER], ay(1:8:2), sc, disp, [vec, vec], cart, req, ierr)
-  CALL expect(ierr, MPI_ERR_BUFFER, b, cart, 'Cart_ialltoallw', 'section with a derived datatype')
+  CALL Cart_ialltoallw(ax, sc, disp, [MPI_INTEGER, MPI_INTEGER], ay(1:8:2), sc, [0_MPI_ADDRESS_KIND, &
+                       16_MPI_ADDRESS_KIND], [MPI_INTEGER, MPI_INTEGER], cart, req, ierr)
+  CALL expect(ierr, MPI_ERR_BUFFER, b, cart, 'Cart_ialltoallw', 'a block beyond the section')
   CALL check(req == CART_REQUEST_NULL, 'Cart_ialltoallw: the request of a failed call is unchanged')
   b = ncalls
-  CALL Cart_ialltoallw(ax, sc, disp, [MPI_INTEGER, MPI_INTEGER], ay(1:8:2), sc, disp, [vec, vec], cart, req)
+  CALL Cart_ialltoallw(ax, sc, disp, [MPI_INTEGER, MPI_INTEGER], ay(1:8:2), sc, [0_MPI_ADDRESS_KIND, &
+                       16_MPI_ADDRESS_KIND], [MPI_INTEGER, MPI_INTEGER], cart, req)
   CALL expect_absent(b, 'Cart_ialltoallw')
   b = ncalls
   CALL Cart_alltoall_init(ax(1:8:2), 3, MPI_INTEGER, ay, 3, MPI_INTEGER, cart, MPI_INFO_NULL, req, ierr)

@@ -55,27 +55,37 @@ CONTAINS
   SUBROUTINE barrier_bcast(mode, sect)
     INTEGER, INTENT(IN) :: mode
     LOGICAL, INTENT(IN) :: sect
-    TYPE(Cart_request) :: req
-    INTEGER, ASYNCHRONOUS :: buf(3), sbuf(2, 3)
+    TYPE(Cart_request) :: req, req2
+    TYPE(MPI_Datatype) :: tri
+    INTEGER, ASYNCHRONOUS :: buf(3), sbuf(2, 3), dbuf(2, 3)
     INTEGER :: round, k, ierr
     CHARACTER(LEN=40) :: what
     WRITE (what, '(A,A,L1)') 'bcast ', TRIM(MNAME(mode)), sect
     req = CART_REQUEST_NULL
+    req2 = CART_REQUEST_NULL
+    ! a derived datatype on a section: a contiguous copy kept with the request
+    CALL MPI_Type_contiguous(3, MPI_INTEGER, tri)
+    CALL MPI_Type_commit(tri)
     DO round = 1, MERGE(2, 1, mode == M_PERS)
       buf = SENT
       sbuf = SENT
+      dbuf = SENT
       IF (me == root) buf = [(round * 100 + k, k = 1, 3)]
       IF (me == root) sbuf(1, :) = buf
+      IF (me == root) dbuf(2, :) = buf
       IF (round == 1 .OR. mode /= M_PERS) THEN
         ierr = MPI_SUCCESS
         IF (sect) THEN
           SELECT CASE (mode)
           CASE (M_BLOCK)
             CALL Cart_bcast(sbuf(1, :), 3, MPI_INTEGER, root, comm, ierr)
+            IF (ierr == MPI_SUCCESS) CALL Cart_bcast(dbuf(2, :), 1, tri, root, comm, ierr)
           CASE (M_NB)
             CALL Cart_ibcast(sbuf(1, :), 3, MPI_INTEGER, root, comm, req, ierr)
+            IF (ierr == MPI_SUCCESS) CALL Cart_ibcast(dbuf(2, :), 1, tri, root, comm, req2, ierr)
           CASE (M_PERS)
             CALL Cart_bcast_init(sbuf(1, :), 3, MPI_INTEGER, root, comm, MPI_INFO_NULL, req, ierr)
+            IF (ierr == MPI_SUCCESS) CALL Cart_bcast_init(dbuf(2, :), 1, tri, root, comm, MPI_INFO_NULL, req2, ierr)
           END SELECT
         ELSE
           SELECT CASE (mode)
@@ -97,13 +107,18 @@ CONTAINS
         CALL check_rc(ierr, TRIM(what))
       END IF
       CALL complete(mode, req, TRIM(what))
+      IF (sect) CALL complete(mode, req2, TRIM(what)//' derived')
       IF (sect) THEN
         CALL check(ALL(sbuf(1, :) == [(round * 100 + k, k = 1, 3)]) .AND. ALL(sbuf(2, :) == SENT), TRIM(what))
+        CALL check(ALL(dbuf(2, :) == [(round * 100 + k, k = 1, 3)]) .AND. ALL(dbuf(1, :) == SENT), &
+                   TRIM(what)//': a derived datatype on a section')
       ELSE
         CALL check(ALL(buf == [(round * 100 + k, k = 1, 3)]), TRIM(what))
       END IF
     END DO
     CALL done(mode, req)
+    IF (sect) CALL done(mode, req2)
+    CALL MPI_Type_free(tri)
   END SUBROUTINE barrier_bcast
 
   ! gather, gatherv (blocks of 2 with a gap of 1 at the root), scatter,
