@@ -1,5 +1,6 @@
 # Installation: header, shared and static library, pkg-config file and a CMake
-# package (find_package(cartcoll) -> cartcoll::cartcoll, cartcoll::cartcoll_static).
+# package (find_package(cartcoll) -> cartcoll::cartcoll, cartcoll::cartcoll_static;
+# with Fortran, cartcoll::cartcoll_f08 and cartcoll_f08.pc: fortran/CMakeLists.txt).
 include(CMakePackageConfigHelpers)
 
 install(TARGETS cartcoll cartcoll_static cartcoll_preload EXPORT cartcollTargets

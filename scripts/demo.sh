@@ -7,7 +7,10 @@
 #      Cart_allreduce (sum) against MPI_Neighbor_allgather + local sum, the
 #      rooted Cart_bcast/gather/scatter/reduce (root 0) against one message
 #      per neighbour, on Moore neighbourhoods (d = 3, 4, 5; n = 3, 5;
-#      m = 1, 10, 100 ints or doubles), every result checked.
+#      m = 1, 10, 100 ints or doubles), every result checked;
+#   4. heat3d.f90: the 27-point Jacobi of examples/heat3d.c in Fortran
+#      (use cartcoll_f08), checked against a serial run -- when the build
+#      has the Fortran module (a Fortran compiler of the MPI was found).
 # Usage: scripts/demo.sh [build dir]   (default build/openmpi)
 # Writes <build dir>/../demo/results.csv and speedup.png (build/demo/).
 set -eu
@@ -39,5 +42,13 @@ echo "   (median of 50 calls after 5 checked ones; speed-up = MPI time / time)"
     --ops alltoall,allgather,allreduce,bcast,gather,scatter,reduce --variants mpi,cart,cart-direct -m 1,10,100 \
     moore:3,3 moore:3,5 moore:4,3 moore:4,5 moore:5,3 moore:5,5 \
     --csv "$out/results.csv" --plot "$out/speedup.png"
+echo
+if [ -x "$build/examples/heat3d_f90" ]; then
+    echo "== 4. heat3d.f90: the 27-point Jacobi in Fortran (use cartcoll_f08), checked against a serial run"
+    "$launcher" -n $np "$build/examples/heat3d_f90" -n 12 -i 100
+else
+    echo "== 4. heat3d.f90: skipped, this build has no Fortran module (no Fortran compiler of its MPI;"
+    echo "   scripts/install-deps.sh installs gfortran)"
+fi
 echo
 echo "Results: $out/results.csv; plot: $out/speedup.png"

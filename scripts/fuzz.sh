@@ -27,7 +27,8 @@ src="$root/src"
     -Wall -Wextra -I"$src" -I"$root/tests/unit" \
     "$src/geom/geometry.c" "$src/geom/stencil_core.c" "$src/sched/schedule.c" "$src/sched/schedule_build.c" "$src/sched/schedule_direct.c" \
     "$src/sched/schedule_combining_alltoall.c" "$src/sched/schedule_combining_allgather.c" \
-    "$src/sched/schedule_order.c" "$src/sched/schedule_torus.c" "$src/sched/schedule_stats.c" "$src/sched/localize.c" \
+    "$src/sched/schedule_order.c" "$src/sched/schedule_torus.c" "$src/sched/schedule_stats.c" "$src/sched/schedule_reduce.c" \
+    "$src/sched/localize.c" \
     "$root/tests/unit/simulate.c" "$root/tests/fuzz/fuzz_schedule.c" \
     -o "$out/fuzz_schedule" || exit 1
 

@@ -1,9 +1,11 @@
 #!/bin/sh
 # Install what building and testing cartcoll needs, from Debian's packages,
 # when it is missing: both MPIs (side by side), CMake, a C compiler, make,
-# pkg-config, gnuplot (for cartbench plots) and valgrind (a memory-checked
-# test).  As root it installs; as another user it uses sudo if that needs no
-# password, and otherwise prints the one command to run and fails.
+# pkg-config, gnuplot (for cartbench plots), valgrind (a memory-checked
+# test) and gfortran (for the Fortran module cartcoll_f08, built with the
+# MPIs' mpif90 wrappers).  As root it installs; as another user it uses
+# sudo if that needs no password, and otherwise prints the one command to
+# run and fails.
 set -eu
 
 missing=""
@@ -17,6 +19,7 @@ need mpicc.mpich libmpich-dev
 need mpiexec.mpich mpich
 need cmake cmake
 need cc gcc
+need gfortran gfortran
 need make make
 need pkg-config pkg-config
 need gnuplot gnuplot-nox

@@ -217,7 +217,9 @@ static const MPI_Datatype *keep_types(cc_mpicall *c, MPI_Datatype **at, const MP
  * documented). */
 static int persist(cc_mpicall *c, const sides *s)
 {
-    size_t ns = (size_t)s->nsend, nr = (size_t)s->nrecv;
+    /* nsend / nrecv are -1 where the call has no argument arrays (bcast,
+     * gather, reductions...): no entries, not SIZE_MAX. */
+    size_t ns = s->nsend > 0 ? (size_t)s->nsend : 0, nr = s->nrecv > 0 ? (size_t)s->nrecv : 0;
     size_t ntypes = 2 + (s->sendw ? ns : 0) + (s->recvw ? nr : 0);
     char *mem = malloc(sizeof(int) * 2 * (ns + nr) + 2 * sizeof(MPI_Datatype) * ntypes + 1);
     if (!mem) return MPI_ERR_NO_MEM;

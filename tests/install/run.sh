@@ -51,3 +51,24 @@ want=$(sed -n 's/^neighbor_prog: expect //p' "$work/preload.out")
 grep -q "neighbor_prog: PASS" "$work/preload.out" && [ -n "$want" ] && grep -qx "$want" "$work/preload.out" ||
     { cat "$work/preload.out" >&2; exit 1; }
 echo "install: pkg-config, find_package (shared and static), installed cartbench, installed drop-in: all ok"
+
+# The Fortran module, when cartcoll was built with it: a Fortran program
+# with pkg-config (cartcoll_f08.pc) and as a Fortran-only CMake project
+# (find_package(cartcoll) -> cartcoll::cartcoll_f08), compiled by the MPI's
+# Fortran wrapper cartcoll was configured with, run on 2 processes.
+if [ -f "$prefix/lib/pkgconfig/cartcoll_f08.pc" ]; then
+    fc=$(sed -n 's/^CMAKE_Fortran_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+    [ -f "$prefix/include/cartcoll_f08.mod" ] || { echo "install: cartcoll_f08.mod missing" >&2; exit 1; }
+    mkdir -p "$work/f08"
+    cp "$src/tests/install/consumer.f90" "$work/f08/"
+    cp "$src/tests/install/CMakeLists_f08.txt.in" "$work/f08/CMakeLists.txt"
+    # shellcheck disable=SC2046
+    (cd "$work" && "$fc" f08/consumer.f90 $(pkg-config --cflags --libs cartcoll_f08) -Wl,-rpath,"$prefix/lib" \
+        -o consumer_f08_pc)
+    cmake -S "$work/f08" -B "$work/f08/b" -DCMAKE_Fortran_COMPILER="$fc" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+    cmake --build "$work/f08/b" >/dev/null
+    for exe in "$work/consumer_f08_pc" "$work/f08/b/consumer_f08_cmake"; do
+        "$launcher" -n 2 "$exe"
+    done
+    echo "install: Fortran module cartcoll_f08 with pkg-config and find_package(cartcoll): ok"
+fi
