@@ -76,7 +76,13 @@ MODULE cartcoll_f08
   PUBLIC :: Cart_iexscan, Cart_barrier_init, Cart_bcast_init, Cart_gather_init
   PUBLIC :: Cart_gatherv_init, Cart_scatter_init, Cart_scatterv_init, Cart_reduce_init
   PUBLIC :: Cart_allreduce_init, Cart_reduce_scatter_block_init, Cart_reduce_scatter_init, Cart_scan_init
-  PUBLIC :: Cart_exscan_init, Cart_dist_graph_create_adjacent, Cart_dist_graph_create
+  PUBLIC :: Cart_exscan_init, Cart_dist_graph_create_adjacent, Cart_dist_graph_create, Cart_pbcast_init
+  PUBLIC :: Cart_pgather_init, Cart_pgatherv_init, Cart_pscatter_init, Cart_pscatterv_init
+  PUBLIC :: Cart_pallgather_init, Cart_pallgatherv_init, Cart_palltoall_init, Cart_palltoallv_init
+  PUBLIC :: Cart_palltoallw_init, Cart_preduce_init, Cart_pallreduce_init, Cart_preduce_scatter_block_init
+  PUBLIC :: Cart_preduce_scatter_init, Cart_pscan_init, Cart_pexscan_init, Cart_pready
+  PUBLIC :: Cart_pready_range, Cart_pready_list, Cart_parrived, Cart_pready_to
+  PUBLIC :: Cart_pready_range_to, Cart_pready_list_to, Cart_parrived_from
 
   ! The C functions behind them: the library itself where nothing needs
   ! converting, else the glue (cartcoll_f08_glue.c).
@@ -1042,6 +1048,317 @@ MODULE cartcoll_f08
       INTEGER(C_INT), VALUE :: reorder
       INTEGER(C_INT), INTENT(OUT) :: comm_dist_graph
     END FUNCTION ccf_dist_graph_create
+    INTEGER(C_INT) FUNCTION ccf_pbcast_init(buffer, partitions, count, datatype, root, comm, info, request &
+        ) BIND(C, name="cartcoll_f08_cart_pbcast_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+      INTEGER(C_INT), VALUE :: partitions
+      INTEGER(C_LONG_LONG), VALUE :: count
+      INTEGER(C_INT), VALUE :: datatype
+      INTEGER(C_INT), VALUE :: root
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pbcast_init
+    INTEGER(C_INT) FUNCTION ccf_pgather_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, &
+        root, comm, info, request) BIND(C, name="cartcoll_f08_cart_pgather_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), VALUE :: sendparts
+      INTEGER(C_LONG_LONG), VALUE :: sendcount
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: recvparts
+      INTEGER(C_LONG_LONG), VALUE :: recvcount
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: root
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pgather_init
+    INTEGER(C_INT) FUNCTION ccf_pgatherv_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcounts, displs, &
+        recvtype, root, comm, info, request) BIND(C, name="cartcoll_f08_cart_pgatherv_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), VALUE :: sendparts
+      INTEGER(C_LONG_LONG), VALUE :: sendcount
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), INTENT(IN) :: recvparts(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: recvcounts(*)
+      INTEGER(C_INTPTR_T), INTENT(IN) :: displs(*)
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: root
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pgatherv_init
+    INTEGER(C_INT) FUNCTION ccf_pscatter_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, &
+        root, comm, info, request) BIND(C, name="cartcoll_f08_cart_pscatter_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), VALUE :: sendparts
+      INTEGER(C_LONG_LONG), VALUE :: sendcount
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: recvparts
+      INTEGER(C_LONG_LONG), VALUE :: recvcount
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: root
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pscatter_init
+    INTEGER(C_INT) FUNCTION ccf_pscatterv_init(sendbuf, sendparts, sendcounts, displs, sendtype, recvbuf, recvparts, recvcount, &
+        recvtype, root, comm, info, request) BIND(C, name="cartcoll_f08_cart_pscatterv_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), INTENT(IN) :: sendparts(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: sendcounts(*)
+      INTEGER(C_INTPTR_T), INTENT(IN) :: displs(*)
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: recvparts
+      INTEGER(C_LONG_LONG), VALUE :: recvcount
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: root
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pscatterv_init
+    INTEGER(C_INT) FUNCTION ccf_pallgather_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, &
+        comm, info, request) BIND(C, name="cartcoll_f08_cart_pallgather_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), VALUE :: sendparts
+      INTEGER(C_LONG_LONG), VALUE :: sendcount
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: recvparts
+      INTEGER(C_LONG_LONG), VALUE :: recvcount
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pallgather_init
+    INTEGER(C_INT) FUNCTION ccf_pallgatherv_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcounts, displs, &
+        recvtype, comm, info, request) BIND(C, name="cartcoll_f08_cart_pallgatherv_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), VALUE :: sendparts
+      INTEGER(C_LONG_LONG), VALUE :: sendcount
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), INTENT(IN) :: recvparts(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: recvcounts(*)
+      INTEGER(C_INTPTR_T), INTENT(IN) :: displs(*)
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pallgatherv_init
+    INTEGER(C_INT) FUNCTION ccf_palltoall_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, &
+        comm, info, request) BIND(C, name="cartcoll_f08_cart_palltoall_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), VALUE :: sendparts
+      INTEGER(C_LONG_LONG), VALUE :: sendcount
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: recvparts
+      INTEGER(C_LONG_LONG), VALUE :: recvcount
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_palltoall_init
+    INTEGER(C_INT) FUNCTION ccf_palltoallv_init(sendbuf, sendparts, sendcounts, sdispls, sendtype, recvbuf, recvparts, &
+        recvcounts, rdispls, recvtype, comm, info, request) BIND(C, name="cartcoll_f08_cart_palltoallv_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), INTENT(IN) :: sendparts(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: sendcounts(*)
+      INTEGER(C_INTPTR_T), INTENT(IN) :: sdispls(*)
+      INTEGER(C_INT), VALUE :: sendtype
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), INTENT(IN) :: recvparts(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: recvcounts(*)
+      INTEGER(C_INTPTR_T), INTENT(IN) :: rdispls(*)
+      INTEGER(C_INT), VALUE :: recvtype
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_palltoallv_init
+    INTEGER(C_INT) FUNCTION ccf_palltoallw_init(sendbuf, sendparts, sendcounts, sdispls, sendtypes, recvbuf, recvparts, &
+        recvcounts, rdispls, recvtypes, comm, info, request) BIND(C, name="cartcoll_f08_cart_palltoallw_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      INTEGER(C_INT), INTENT(IN) :: sendparts(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: sendcounts(*)
+      INTEGER(C_INTPTR_T), INTENT(IN) :: sdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), INTENT(IN) :: recvparts(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: recvcounts(*)
+      INTEGER(C_INTPTR_T), INTENT(IN) :: rdispls(*)
+      TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_palltoallw_init
+    INTEGER(C_INT) FUNCTION ccf_preduce_init(sendbuf, recvbuf, partitions, count, datatype, op, root, comm, info, request &
+        ) BIND(C, name="cartcoll_f08_cart_preduce_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: partitions
+      INTEGER(C_LONG_LONG), VALUE :: count
+      INTEGER(C_INT), VALUE :: datatype
+      INTEGER(C_INT), VALUE :: op
+      INTEGER(C_INT), VALUE :: root
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_preduce_init
+    INTEGER(C_INT) FUNCTION ccf_pallreduce_init(sendbuf, recvbuf, partitions, count, datatype, op, comm, info, request &
+        ) BIND(C, name="cartcoll_f08_cart_pallreduce_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: partitions
+      INTEGER(C_LONG_LONG), VALUE :: count
+      INTEGER(C_INT), VALUE :: datatype
+      INTEGER(C_INT), VALUE :: op
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pallreduce_init
+    INTEGER(C_INT) FUNCTION ccf_preduce_scatter_block_init(sendbuf, recvbuf, partitions, recvcount, datatype, op, comm, info, &
+        request) BIND(C, name="cartcoll_f08_cart_preduce_scatter_block_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: partitions
+      INTEGER(C_LONG_LONG), VALUE :: recvcount
+      INTEGER(C_INT), VALUE :: datatype
+      INTEGER(C_INT), VALUE :: op
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_preduce_scatter_block_init
+    INTEGER(C_INT) FUNCTION ccf_preduce_scatter_init(sendbuf, recvbuf, partitions, recvcounts, datatype, op, comm, info, request &
+        ) BIND(C, name="cartcoll_f08_cart_preduce_scatter_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), INTENT(IN) :: partitions(*)
+      INTEGER(C_LONG_LONG), INTENT(IN) :: recvcounts(*)
+      INTEGER(C_INT), VALUE :: datatype
+      INTEGER(C_INT), VALUE :: op
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_preduce_scatter_init
+    INTEGER(C_INT) FUNCTION ccf_pscan_init(sendbuf, recvbuf, partitions, count, datatype, op, comm, info, request &
+        ) BIND(C, name="cartcoll_f08_cart_pscan_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: partitions
+      INTEGER(C_LONG_LONG), VALUE :: count
+      INTEGER(C_INT), VALUE :: datatype
+      INTEGER(C_INT), VALUE :: op
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pscan_init
+    INTEGER(C_INT) FUNCTION ccf_pexscan_init(sendbuf, recvbuf, partitions, count, datatype, op, comm, info, request &
+        ) BIND(C, name="cartcoll_f08_cart_pexscan_init")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+      TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+      INTEGER(C_INT), VALUE :: partitions
+      INTEGER(C_LONG_LONG), VALUE :: count
+      INTEGER(C_INT), VALUE :: datatype
+      INTEGER(C_INT), VALUE :: op
+      INTEGER(C_INT), VALUE :: comm
+      INTEGER(C_INT), VALUE :: info
+      TYPE(Cart_request), INTENT(OUT) :: request
+    END FUNCTION ccf_pexscan_init
+    INTEGER(C_INT) FUNCTION ccf_pready(partition, request) BIND(C, name="Cart_pready")
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(C_INT), VALUE :: partition
+      TYPE(Cart_request), VALUE :: request
+    END FUNCTION ccf_pready
+    INTEGER(C_INT) FUNCTION ccf_pready_range(partition_low, partition_high, request) BIND(C, name="Cart_pready_range")
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(C_INT), VALUE :: partition_low
+      INTEGER(C_INT), VALUE :: partition_high
+      TYPE(Cart_request), VALUE :: request
+    END FUNCTION ccf_pready_range
+    INTEGER(C_INT) FUNCTION ccf_pready_list(length, partitions, request) BIND(C, name="Cart_pready_list")
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(C_INT), VALUE :: length
+      INTEGER(C_INT), INTENT(IN) :: partitions(*)
+      TYPE(Cart_request), VALUE :: request
+    END FUNCTION ccf_pready_list
+    INTEGER(C_INT) FUNCTION ccf_parrived(request, partition, flag) BIND(C, name="Cart_parrived")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(Cart_request), VALUE :: request
+      INTEGER(C_INT), VALUE :: partition
+      INTEGER(C_INT), INTENT(OUT) :: flag
+    END FUNCTION ccf_parrived
+    INTEGER(C_INT) FUNCTION ccf_pready_to(partition, dest, request) BIND(C, name="Cart_pready_to")
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(C_INT), VALUE :: partition
+      INTEGER(C_INT), VALUE :: dest
+      TYPE(Cart_request), VALUE :: request
+    END FUNCTION ccf_pready_to
+    INTEGER(C_INT) FUNCTION ccf_pready_range_to(partition_low, partition_high, dest, request) BIND(C, name="Cart_pready_range_to")
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(C_INT), VALUE :: partition_low
+      INTEGER(C_INT), VALUE :: partition_high
+      INTEGER(C_INT), VALUE :: dest
+      TYPE(Cart_request), VALUE :: request
+    END FUNCTION ccf_pready_range_to
+    INTEGER(C_INT) FUNCTION ccf_pready_list_to(length, partitions, dest, request) BIND(C, name="Cart_pready_list_to")
+      IMPORT
+      IMPLICIT NONE
+      INTEGER(C_INT), VALUE :: length
+      INTEGER(C_INT), INTENT(IN) :: partitions(*)
+      INTEGER(C_INT), VALUE :: dest
+      TYPE(Cart_request), VALUE :: request
+    END FUNCTION ccf_pready_list_to
+    INTEGER(C_INT) FUNCTION ccf_parrived_from(request, partition, source, flag) BIND(C, name="Cart_parrived_from")
+      IMPORT
+      IMPLICIT NONE
+      TYPE(Cart_request), VALUE :: request
+      INTEGER(C_INT), VALUE :: partition
+      INTEGER(C_INT), VALUE :: source
+      INTEGER(C_INT), INTENT(OUT) :: flag
+    END FUNCTION ccf_parrived_from
   END INTERFACE
 
 CONTAINS
@@ -2289,5 +2606,400 @@ CONTAINS
         MERGE(1_C_INT, 0_C_INT, reorder), comm_dist_graph%MPI_VAL)
     IF (PRESENT(ierror)) ierror = ccf_rc
   END SUBROUTINE Cart_dist_graph_create
+
+  SUBROUTINE Cart_pbcast_init(buffer, partitions, count, datatype, root, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buffer
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pbcast_init(buffer, partitions, count, datatype%MPI_VAL, root, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pbcast_init
+
+  SUBROUTINE Cart_pgather_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, root, comm, &
+      info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pgather_init(sendbuf, sendparts, sendcount, sendtype%MPI_VAL, recvbuf, recvparts, recvcount, recvtype%MPI_VAL, &
+        root, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pgather_init
+
+  SUBROUTINE Cart_pgatherv_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcounts, displs, recvtype, root, &
+      comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pgatherv_init(sendbuf, sendparts, sendcount, sendtype%MPI_VAL, recvbuf, recvparts, recvcounts, displs, &
+        recvtype%MPI_VAL, root, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pgatherv_init
+
+  SUBROUTINE Cart_pscatter_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, root, comm, &
+      info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pscatter_init(sendbuf, sendparts, sendcount, sendtype%MPI_VAL, recvbuf, recvparts, recvcount, recvtype%MPI_VAL, &
+        root, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pscatter_init
+
+  SUBROUTINE Cart_pscatterv_init(sendbuf, sendparts, sendcounts, displs, sendtype, recvbuf, recvparts, recvcount, recvtype, root, &
+      comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pscatterv_init(sendbuf, sendparts, sendcounts, displs, sendtype%MPI_VAL, recvbuf, recvparts, recvcount, &
+        recvtype%MPI_VAL, root, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pscatterv_init
+
+  SUBROUTINE Cart_pallgather_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, comm, info, &
+      request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pallgather_init(sendbuf, sendparts, sendcount, sendtype%MPI_VAL, recvbuf, recvparts, recvcount, &
+        recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pallgather_init
+
+  SUBROUTINE Cart_pallgatherv_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcounts, displs, recvtype, &
+      comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: displs(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pallgatherv_init(sendbuf, sendparts, sendcount, sendtype%MPI_VAL, recvbuf, recvparts, recvcounts, displs, &
+        recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pallgatherv_init
+
+  SUBROUTINE Cart_palltoall_init(sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, comm, info, &
+      request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcount
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_palltoall_init(sendbuf, sendparts, sendcount, sendtype%MPI_VAL, recvbuf, recvparts, recvcount, recvtype%MPI_VAL, &
+        comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_palltoall_init
+
+  SUBROUTINE Cart_palltoallv_init(sendbuf, sendparts, sendcounts, sdispls, sendtype, recvbuf, recvparts, recvcounts, rdispls, &
+      recvtype, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtype
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtype
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_palltoallv_init(sendbuf, sendparts, sendcounts, sdispls, sendtype%MPI_VAL, recvbuf, recvparts, recvcounts, &
+        rdispls, recvtype%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_palltoallv_init
+
+  SUBROUTINE Cart_palltoallw_init(sendbuf, sendparts, sendcounts, sdispls, sendtypes, recvbuf, recvparts, recvcounts, rdispls, &
+      recvtypes, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    INTEGER, INTENT(IN) :: sendparts(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: sendcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: sdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: sendtypes(*)
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: recvparts(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: rdispls(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: recvtypes(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_palltoallw_init(sendbuf, sendparts, sendcounts, sdispls, sendtypes, recvbuf, recvparts, recvcounts, rdispls, &
+        recvtypes, comm%MPI_VAL, info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_palltoallw_init
+
+  SUBROUTINE Cart_preduce_init(sendbuf, recvbuf, partitions, count, datatype, op, root, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    INTEGER, INTENT(IN) :: root
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_preduce_init(sendbuf, recvbuf, partitions, count, datatype%MPI_VAL, op%MPI_VAL, root, comm%MPI_VAL, &
+        info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_preduce_init
+
+  SUBROUTINE Cart_pallreduce_init(sendbuf, recvbuf, partitions, count, datatype, op, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pallreduce_init(sendbuf, recvbuf, partitions, count, datatype%MPI_VAL, op%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, &
+        request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pallreduce_init
+
+  SUBROUTINE Cart_preduce_scatter_block_init(sendbuf, recvbuf, partitions, recvcount, datatype, op, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcount
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_preduce_scatter_block_init(sendbuf, recvbuf, partitions, recvcount, datatype%MPI_VAL, op%MPI_VAL, comm%MPI_VAL, &
+        info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_preduce_scatter_block_init
+
+  SUBROUTINE Cart_preduce_scatter_init(sendbuf, recvbuf, partitions, recvcounts, datatype, op, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: partitions(*)
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: recvcounts(*)
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_preduce_scatter_init(sendbuf, recvbuf, partitions, recvcounts, datatype%MPI_VAL, op%MPI_VAL, comm%MPI_VAL, &
+        info%MPI_VAL, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_preduce_scatter_init
+
+  SUBROUTINE Cart_pscan_init(sendbuf, recvbuf, partitions, count, datatype, op, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pscan_init(sendbuf, recvbuf, partitions, count, datatype%MPI_VAL, op%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, request &
+        )
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pscan_init
+
+  SUBROUTINE Cart_pexscan_init(sendbuf, recvbuf, partitions, count, datatype, op, comm, info, request, ierror)
+    TYPE(*), DIMENSION(..), INTENT(IN), ASYNCHRONOUS :: sendbuf
+    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: recvbuf
+    INTEGER, INTENT(IN) :: partitions
+    INTEGER(KIND=MPI_COUNT_KIND), INTENT(IN) :: count
+    TYPE(MPI_Datatype), INTENT(IN) :: datatype
+    TYPE(MPI_Op), INTENT(IN) :: op
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(Cart_request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pexscan_init(sendbuf, recvbuf, partitions, count, datatype%MPI_VAL, op%MPI_VAL, comm%MPI_VAL, info%MPI_VAL, &
+        request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pexscan_init
+
+  SUBROUTINE Cart_pready(partition, request, ierror)
+    INTEGER, INTENT(IN) :: partition
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pready(partition, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pready
+
+  SUBROUTINE Cart_pready_range(partition_low, partition_high, request, ierror)
+    INTEGER, INTENT(IN) :: partition_low
+    INTEGER, INTENT(IN) :: partition_high
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pready_range(partition_low, partition_high, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pready_range
+
+  SUBROUTINE Cart_pready_list(length, partitions, request, ierror)
+    INTEGER, INTENT(IN) :: length
+    INTEGER, INTENT(IN) :: partitions(*)
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pready_list(length, partitions, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pready_list
+
+  SUBROUTINE Cart_parrived(request, partition, flag, ierror)
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, INTENT(IN) :: partition
+    LOGICAL, INTENT(OUT) :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    INTEGER(C_INT) :: ccf_flag
+    ccf_rc = ccf_parrived(request, partition, ccf_flag)
+    IF (ccf_rc == MPI_SUCCESS) flag = ccf_flag /= 0
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_parrived
+
+  SUBROUTINE Cart_pready_to(partition, dest, request, ierror)
+    INTEGER, INTENT(IN) :: partition
+    INTEGER, INTENT(IN) :: dest
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pready_to(partition, dest, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pready_to
+
+  SUBROUTINE Cart_pready_range_to(partition_low, partition_high, dest, request, ierror)
+    INTEGER, INTENT(IN) :: partition_low
+    INTEGER, INTENT(IN) :: partition_high
+    INTEGER, INTENT(IN) :: dest
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pready_range_to(partition_low, partition_high, dest, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pready_range_to
+
+  SUBROUTINE Cart_pready_list_to(length, partitions, dest, request, ierror)
+    INTEGER, INTENT(IN) :: length
+    INTEGER, INTENT(IN) :: partitions(*)
+    INTEGER, INTENT(IN) :: dest
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    ccf_rc = ccf_pready_list_to(length, partitions, dest, request)
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_pready_list_to
+
+  SUBROUTINE Cart_parrived_from(request, partition, source, flag, ierror)
+    TYPE(Cart_request), INTENT(IN) :: request
+    INTEGER, INTENT(IN) :: partition
+    INTEGER, INTENT(IN) :: source
+    LOGICAL, INTENT(OUT) :: flag
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER(C_INT) :: ccf_rc
+    INTEGER(C_INT) :: ccf_flag
+    ccf_rc = ccf_parrived_from(request, partition, source, ccf_flag)
+    IF (ccf_rc == MPI_SUCCESS) flag = ccf_flag /= 0
+    IF (PRESENT(ierror)) ierror = ccf_rc
+  END SUBROUTINE Cart_parrived_from
 
 END MODULE cartcoll_f08

@@ -148,6 +148,49 @@ int cartcoll_f08_cart_dist_graph_create_adjacent(MPI_Fint comm_old, int indegree
     int reorder, MPI_Fint *comm_dist_graph);
 int cartcoll_f08_cart_dist_graph_create(MPI_Fint comm_old, int n, const int *sources, const int *degrees,
     const int *destinations, const int *weights, MPI_Fint info, int reorder, MPI_Fint *comm_dist_graph);
+int cartcoll_f08_cart_pbcast_init(CFI_cdesc_t *buffer, int partitions, MPI_Count count, MPI_Fint datatype, int root,
+    MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pgather_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, int root, MPI_Fint comm,
+    MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pgatherv_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, const int *recvparts, const MPI_Count *recvcounts, const MPI_Aint *displs,
+    MPI_Fint recvtype, int root, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pscatter_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, int root, MPI_Fint comm,
+    MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pscatterv_init(CFI_cdesc_t *sendbuf, const int *sendparts, const MPI_Count *sendcounts,
+    const MPI_Aint *displs, MPI_Fint sendtype, CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount,
+    MPI_Fint recvtype, int root, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pallgather_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request);
+int cartcoll_f08_cart_pallgatherv_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, const int *recvparts, const MPI_Count *recvcounts, const MPI_Aint *displs,
+    MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_palltoall_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request);
+int cartcoll_f08_cart_palltoallv_init(CFI_cdesc_t *sendbuf, const int *sendparts, const MPI_Count *sendcounts,
+    const MPI_Aint *sdispls, MPI_Fint sendtype, CFI_cdesc_t *recvbuf, const int *recvparts,
+    const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request);
+int cartcoll_f08_cart_palltoallw_init(CFI_cdesc_t *sendbuf, const int *sendparts, const MPI_Count *sendcounts,
+    const MPI_Aint *sdispls, const MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, const int *recvparts,
+    const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtypes, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request);
+int cartcoll_f08_cart_preduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, int root, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pallreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_preduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions,
+    MPI_Count recvcount, MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_preduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *partitions,
+    const MPI_Count *recvcounts, MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request);
+int cartcoll_f08_cart_pexscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request);
 
 int cartcoll_f08_cart_neighborhood_create(MPI_Fint comm, int d, const int *dims, const int *periods, int t,
     const int *targets, const int *weights, MPI_Fint info, int reorder, MPI_Fint *cartcomm)
@@ -1558,4 +1601,424 @@ int cartcoll_f08_cart_dist_graph_create(MPI_Fint comm_old, int n, const int *sou
     int rc = Cart_dist_graph_create(comm_old_c, n, sources, degrees, destinations, weights_c, info_c, reorder, &comm_dist_graph_c);
     if (rc == MPI_SUCCESS) *comm_dist_graph = MPI_Comm_c2f(comm_dist_graph_c);
     return rc;
+}
+
+int cartcoll_f08_cart_pbcast_init(CFI_cdesc_t *buffer, int partitions, MPI_Count count, MPI_Fint datatype, int root,
+    MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pbcast_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int buffer_nc;
+    void *buffer_c = ccf_buf(&ccf_c, buffer, 1, &buffer_nc);
+    if (!ccf_c.err && (buffer_nc)) {
+        if (buffer_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "buffer");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pbcast_init(buffer_c, partitions, count, datatype_c, root, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pgather_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, int root, MPI_Fint comm,
+    MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pgather_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pgather_init(sendbuf_c, sendparts, sendcount, sendtype_c, recvbuf_c, recvparts, recvcount,
+            recvtype_c, root, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pgatherv_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, const int *recvparts, const MPI_Count *recvcounts, const MPI_Aint *displs,
+    MPI_Fint recvtype, int root, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pgatherv_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pgatherv_init(sendbuf_c, sendparts, sendcount, sendtype_c, recvbuf_c, recvparts, recvcounts,
+            displs, recvtype_c, root, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pscatter_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, int root, MPI_Fint comm,
+    MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pscatter_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pscatter_init(sendbuf_c, sendparts, sendcount, sendtype_c, recvbuf_c, recvparts, recvcount,
+            recvtype_c, root, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pscatterv_init(CFI_cdesc_t *sendbuf, const int *sendparts, const MPI_Count *sendcounts,
+    const MPI_Aint *displs, MPI_Fint sendtype, CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount,
+    MPI_Fint recvtype, int root, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pscatterv_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pscatterv_init(sendbuf_c, sendparts, sendcounts, displs, sendtype_c, recvbuf_c, recvparts,
+            recvcount, recvtype_c, root, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pallgather_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pallgather_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pallgather_init(sendbuf_c, sendparts, sendcount, sendtype_c, recvbuf_c, recvparts, recvcount,
+            recvtype_c, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pallgatherv_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, const int *recvparts, const MPI_Count *recvcounts, const MPI_Aint *displs,
+    MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pallgatherv_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pallgatherv_init(sendbuf_c, sendparts, sendcount, sendtype_c, recvbuf_c, recvparts, recvcounts,
+            displs, recvtype_c, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_palltoall_init(CFI_cdesc_t *sendbuf, int sendparts, MPI_Count sendcount, MPI_Fint sendtype,
+    CFI_cdesc_t *recvbuf, int recvparts, MPI_Count recvcount, MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_palltoall_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_palltoall_init(sendbuf_c, sendparts, sendcount, sendtype_c, recvbuf_c, recvparts, recvcount,
+            recvtype_c, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_palltoallv_init(CFI_cdesc_t *sendbuf, const int *sendparts, const MPI_Count *sendcounts,
+    const MPI_Aint *sdispls, MPI_Fint sendtype, CFI_cdesc_t *recvbuf, const int *recvparts,
+    const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Fint recvtype, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_palltoallv_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype sendtype_c = MPI_Type_f2c(sendtype);
+    MPI_Datatype recvtype_c = MPI_Type_f2c(recvtype);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_palltoallv_init(sendbuf_c, sendparts, sendcounts, sdispls, sendtype_c, recvbuf_c, recvparts,
+            recvcounts, rdispls, recvtype_c, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_palltoallw_init(CFI_cdesc_t *sendbuf, const int *sendparts, const MPI_Count *sendcounts,
+    const MPI_Aint *sdispls, const MPI_Fint *sendtypes, CFI_cdesc_t *recvbuf, const int *recvparts,
+    const MPI_Count *recvcounts, const MPI_Aint *rdispls, const MPI_Fint *recvtypes, MPI_Fint comm, MPI_Fint info,
+    Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_palltoallw_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    const MPI_Datatype *sendtypes_c = ccf_types(&ccf_c, sendtypes, CCF_SEND);
+    const MPI_Datatype *recvtypes_c = ccf_types(&ccf_c, recvtypes, CCF_RECV);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_palltoallw_init(sendbuf_c, sendparts, sendcounts, sdispls, sendtypes_c, recvbuf_c, recvparts,
+            recvcounts, rdispls, recvtypes_c, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_preduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, int root, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_preduce_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
+    MPI_Op op_c = MPI_Op_f2c(op);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_preduce_init(sendbuf_c, recvbuf_c, partitions, count, datatype_c, op_c, root, comm_c, info_c,
+            request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pallreduce_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pallreduce_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
+    MPI_Op op_c = MPI_Op_f2c(op);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pallreduce_init(sendbuf_c, recvbuf_c, partitions, count, datatype_c, op_c, comm_c, info_c,
+            request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_preduce_scatter_block_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions,
+    MPI_Count recvcount, MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_preduce_scatter_block_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
+    MPI_Op op_c = MPI_Op_f2c(op);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_preduce_scatter_block_init(sendbuf_c, recvbuf_c, partitions, recvcount, datatype_c, op_c,
+            comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_preduce_scatter_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, const int *partitions,
+    const MPI_Count *recvcounts, MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_preduce_scatter_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
+    MPI_Op op_c = MPI_Op_f2c(op);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_preduce_scatter_init(sendbuf_c, recvbuf_c, partitions, recvcounts, datatype_c, op_c, comm_c,
+            info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pscan_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
+    MPI_Op op_c = MPI_Op_f2c(op);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pscan_init(sendbuf_c, recvbuf_c, partitions, count, datatype_c, op_c, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
+}
+
+int cartcoll_f08_cart_pexscan_init(CFI_cdesc_t *sendbuf, CFI_cdesc_t *recvbuf, int partitions, MPI_Count count,
+    MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint info, Cart_request *request)
+{
+    ccf_call ccf_c;
+    int ccf_rc = CCF_PASS;
+    ccf_begin(&ccf_c, "Cart_pexscan_init", CCF_PERSISTENT);
+    MPI_Comm comm_c = MPI_Comm_f2c(comm);
+    ccf_set_comm(&ccf_c, comm_c);
+    MPI_Datatype datatype_c = MPI_Type_f2c(datatype);
+    MPI_Op op_c = MPI_Op_f2c(op);
+    MPI_Info info_c = MPI_Info_f2c(info);
+    int sendbuf_nc;
+    const void *sendbuf_c = ccf_buf(&ccf_c, sendbuf, 0, &sendbuf_nc);
+    int recvbuf_nc;
+    void *recvbuf_c = ccf_buf(&ccf_c, recvbuf, 1, &recvbuf_nc);
+    if (!ccf_c.err && (sendbuf_nc || recvbuf_nc)) {
+        if (sendbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "sendbuf");
+        else if (recvbuf_nc) ccf_rc = ccf_unsupported_section(&ccf_c, "recvbuf");
+    }
+    if (ccf_rc == CCF_PASS && ccf_c.err) ccf_rc = ccf_raise(&ccf_c);
+    if (ccf_rc == CCF_PASS)
+        ccf_rc = Cart_pexscan_init(sendbuf_c, recvbuf_c, partitions, count, datatype_c, op_c, comm_c, info_c, request);
+    return ccf_end(&ccf_c, ccf_rc, request);
 }

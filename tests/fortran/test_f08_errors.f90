@@ -143,9 +143,6 @@ PROGRAM test_f08_errors
   b = ncalls
   CALL Cart_schedule_stats(cart, 99, CART_ALGORITHM_AUTO, sc(1), sc(2), cnt, ierr)
   CALL expect(ierr, MPI_ERR_ARG, b, cart, 'Cart_schedule_stats', 'unknown collective')
-  b = ncalls
-  CALL Cart_schedule_stats(cart, CART_COLL_BCAST, CART_ALGORITHM_AUTO, sc(1), sc(2), cnt, ierr)
-  CALL expect(ierr, MPI_ERR_ARG, b, cart, 'Cart_schedule_stats', 'no figures for bcast')
 
   ! --- [core] collectives -----------------------------------------------------
   b = ncalls
