@@ -232,6 +232,10 @@ double allreduce_value(int r, int e);
  * over the existing sources R - N[i] (untouched, -1, where none); 1 if too
  * large (skip). */
 int setup_nreduce_case(kase *k, const nbhctx *c, const options *o, int m);
+/* k->m doubles of send, receive and expected sum (over the existing
+ * sources R - N[i]; -1 where none), and `gathered` blocks for the
+ * baseline; returns the number of sources. */
+int nreduce_buffers(kase *k, const nbhctx *c, size_t gathered);
 /* The baseline's local sum after its MPI_Neighbor_allgather completed. */
 void nreduce_baseline_sum(const kase *k, const nbhctx *c);
 

@@ -16,23 +16,29 @@ int setup_nreduce_case(kase *k, const nbhctx *c, const options *o, int m)
     k->t = c->t;
     double need = sizeof(double) * (double)m * (4.0 + (double)(c->indeg > 0 ? c->indeg : 1));
     if (need > o->max_mib * 1048576.0) return 1;
-    size_t n = (size_t)m, in = (size_t)(c->indeg > 0 ? c->indeg : 1);
+    int sources = nreduce_buffers(k, c, (size_t)(c->indeg > 0 ? c->indeg : 1));
+    k->bytes = (long long)m * (long long)sizeof(double) * sources;
+    return 0;
+}
+
+int nreduce_buffers(kase *k, const nbhctx *c, size_t gathered)
+{
+    size_t n = (size_t)k->m;
     k->dsbuf = xmalloc(sizeof(double) * n);
     k->drbuf = xmalloc(sizeof(double) * n);
     k->dmrbuf = xmalloc(sizeof(double) * n);
     k->dexpect = xmalloc(sizeof(double) * n);
-    k->dmgbuf = xmalloc(sizeof(double) * n * in);
+    k->dmgbuf = xmalloc(sizeof(double) * n * gathered);
     int sources = 0;
     for (int i = 0; i < c->t; i++) sources += c->exp_src[i] != MPI_PROC_NULL;
-    for (int e = 0; e < m; e++) {
+    for (int e = 0; e < k->m; e++) {
         k->dsbuf[e] = allreduce_value(world_rank, e);
         double sum = 0;
         for (int i = 0; i < c->t; i++)
             if (c->exp_src[i] != MPI_PROC_NULL) sum += allreduce_value(c->exp_src[i], e);
-        k->dexpect[e] = sources ? sum : -1.0; /* no source: untouched (check_allreduce fills -1) */
+        k->dexpect[e] = sources ? sum : -1.0; /* no source: untouched (the checks fill -1) */
     }
-    k->bytes = (long long)m * (long long)sizeof(double) * sources;
-    return 0;
+    return sources;
 }
 
 void nreduce_baseline_sum(const kase *k, const nbhctx *c)

@@ -36,21 +36,9 @@ int setup_rooted_case(kase *k, const nbhctx *c, const options *o, int op, int m)
     if (sizeof(double) * (double)m * (4.0 * (double)t + 4.0) > o->max_mib * 1048576.0) return 1;
     int last = -1, rooted = from_root(c, &last);
     if (op == OP_NREDUCE) {
-        k->dsbuf = xmalloc(sizeof(double) * n);
-        k->drbuf = xmalloc(sizeof(double) * n);
-        k->dmrbuf = xmalloc(sizeof(double) * n);
-        k->dexpect = xmalloc(sizeof(double) * n);
-        k->dmgbuf = xmalloc(sizeof(double) * n * t);
-        int sources = 0;
-        for (int i = 0; i < c->t; i++) sources += c->exp_src[i] != MPI_PROC_NULL;
-        for (int e = 0; e < m; e++) {
-            k->dsbuf[e] = allreduce_value(world_rank, e);
-            double sum = 0;
-            for (int i = 0; i < c->t; i++)
-                if (c->exp_src[i] != MPI_PROC_NULL) sum += allreduce_value(c->exp_src[i], e);
-            /* significant at the root only; elsewhere untouched (-1) */
-            k->dexpect[e] = world_rank == ROOT && sources ? sum : -1.0;
-        }
+        int sources = nreduce_buffers(k, c, t);
+        if (world_rank != ROOT) /* significant at the root only; elsewhere untouched (-1) */
+            for (int e = 0; e < m; e++) k->dexpect[e] = -1.0;
         k->bytes = world_rank == ROOT ? (long long)m * (long long)sizeof(double) * sources : 0;
         return 0;
     }
