@@ -146,6 +146,7 @@ int main(int argc, char **argv)
     int prc = parse_options(argc, argv, &b.opt);
     if (prc) return finish(&b.world, prc == 1 ? 0 : 2);
     if (b.opt.calibrate) return finish(&b.world, calibrate(b.world));
+    if (b.opt.setup) return finish(&b.world, run_setup(&b.opt, b.world) ? 1 : 0);
 
     b.res.namew = 13; /* strlen("neighbourhood") */
     b.res.ncomm = b.opt.ncomm;

@@ -7,6 +7,7 @@
  *   cb_cases.c     per neighbourhood: communicators and the baseline graph;
  *                  per case: buffers and the expected values
  *   cb_global.c    --global-allreduce: its communicators, buffers, check
+ *   cb_setup.c     --setup: the time of create + *_init
  *   cb_calls.c     the calls (cartcoll, MPI), one checked call
  *   cb_timing.c    run_case: warm-up, the timed loop, --calibrate
  *   cb_output.c    result rows, console, CSV, Markdown, summary, progress
@@ -111,6 +112,7 @@ typedef struct {
     run_sel run[MAXRUN];     /* the case's timed entries: variant-major, then comms */
     int nrun;
     int global;       /* --global-allreduce */
+    int setup;        /* --setup: time create + *_init instead of operations */
     double max_mib, conf;
     const char *csv, *plot, *markdown;
 } options;
@@ -225,6 +227,13 @@ int setup_global_case(kase *k, const options *o, int m);
 /* Element e of process r's allreduce send buffer: small integers, so every
  * partial sum is exact in double whatever the order of additions. */
 double allreduce_value(int r, int e);
+
+/* ---- --setup (cb_setup.c) ----------------------------------------------- */
+
+/* Time Cart_neighborhood_create (+ Cart_alltoall_init / Cart_allgather_init
+ * per algorithm) for every neighbourhood of o; rank 0 prints a table.
+ * Returns nonzero on a failure. */
+int run_setup(const options *o, MPI_Comm world);
 
 /* ---- Neighbourhood allreduce (cb_nreduce.c) ----------------------------- */
 

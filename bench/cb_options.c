@@ -103,6 +103,9 @@ static const char usage_options[] =
 "                     named VARIANT@KIND and give t/t_FIRST = its median over\n"
 "                     the same variant's median on the first kind listed\n"
 "                     (CSV column comm_ratio)\n"
+"  --setup            time set-up instead of operations: Cart_neighborhood_create\n"
+"                     and + Cart_alltoall_init / Cart_allgather_init with each\n"
+"                     algorithm, median over --reps of the slowest process\n"
 "  --global-allreduce instead of neighbourhoods: Cart_allreduce on a duplicate\n"
 "                     of MPI_COMM_WORLD (no topology: MPI's global meaning)\n"
 "                     against MPI_Allreduce on another duplicate, sum of -m\n"
@@ -433,6 +436,8 @@ static int take_switch(const char *a, options *o, given *g)
         o->calibrate = 1;
     else if (!strcmp(a, "--global-allreduce"))
         o->global = 1;
+    else if (!strcmp(a, "--setup"))
+        o->setup = 1;
     else
         return 0;
     return 1;
@@ -481,6 +486,8 @@ static int check_modes(options *o, given *g)
     const char *bad = NULL;
     if (o->global && (o->nspecs || g->ops || g->comm_given))
         bad = "--global-allreduce takes no NEIGHBOURHOOD, --ops or --comm";
+    else if (o->setup && (o->global || !o->nspecs))
+        bad = "--setup needs a NEIGHBOURHOOD and takes no --global-allreduce";
     else if (has_comm(o, COMM_GRAPH) && o->mesh)
         bad = "--comm graph needs a torus: a distributed graph has no MPI_PROC_NULL neighbours, so its blocks "
               "would not be the neighbourhood's (use --comm mpicart or nbh with --mesh)";

@@ -169,12 +169,12 @@ long long cc_detect_stencil(int d, const int lo[], const int hi[], long long cel
 
 long long cc_hash_ints(const int *v, long long n, unsigned long long h)
 {
+    /* A word at a time (set-up hashes t*d ints: 84030 for d = 5 radius 3);
+     * the shift folds the high bits of the product back in. */
     for (long long i = 0; i < n; i++) {
-        unsigned int x = (unsigned int)v[i];
-        for (int b = 0; b < 4; b++) {
-            h ^= (x >> (8 * b)) & 0xffu;
-            h *= 1099511628211ULL;
-        }
+        h ^= (unsigned int)v[i];
+        h *= 1099511628211ULL;
+        h ^= h >> 29;
     }
     return (long long)(h >> 2);
 }

@@ -81,7 +81,8 @@ int cc_detect_count(int d, const int lo[], const int hi[], const int *offs, cons
 long long cc_detect_stencil(int d, const int lo[], const int hi[], long long cells, const int *hist,
                             long long limit, int *out);
 
-/* FNV-1a of n ints, kept to 62 bits (its negation fits too). */
+/* An FNV-1a-like hash of n ints, a word at a time, kept to 62 bits (its
+ * negation fits too). */
 long long cc_hash_ints(const int *v, long long n, unsigned long long h);
 
 #endif
