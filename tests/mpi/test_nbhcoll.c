@@ -1532,6 +1532,46 @@ static void run_case(int cs)
     lists_free(&L);
 }
 
+/* Repeated blocking calls with the SAME buffers, counts and types and a
+ * changing root (what the plan cache sees): bcast and gather on a 2-D
+ * Moore neighbourhood, automatic and combining (trees), every root twice,
+ * against first principles from Cart_neighbor_get.  A plan reused for
+ * another root would deliver to the wrong processes. */
+static void repeated_roots(void)
+{
+    enum { M = 3 };
+    int dims[2] = { 0, 0 }, periods[2] = { 1, 1 }, st[16], t = 8, src[8], dst[8], w[16];
+    MPI_Dims_create(mt_size, 2, dims);
+    Cart_stencil(2, CART_CHEBYSHEV, 1, 1, 8, st);
+    for (int i = 0; i < 16; i++) w[i] = 1;
+    static int buf[M], sb[M], rb[8 * M];
+    for (int a = 0; a < 2; a++) {
+        MPI_Info info = mt_info(a ? "combining" : NULL, NULL);
+        MPI_Comm c;
+        Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, t, st, w, info, 0, &c);
+        mt_info_free(&info);
+        Cart_neighbor_get(c, t, src, w, t, dst, w + 8);
+        for (int it = 0; it < 2 * mt_size; it++) {
+            int root = it % mt_size, mine = 0;
+            for (int i = 0; i < t; i++) mine |= src[i] == root;
+            for (int e = 0; e < M; e++) buf[e] = mt_rank == root ? root * 100 + e : -1;
+            int rc = Cart_bcast(buf, M, MPI_INT, root, c);
+            for (int e = 0; e < M; e++)
+                MT_CHECK(rc == MPI_SUCCESS && buf[e] == (mt_rank == root || mine ? root * 100 + e : -1),
+                         "repeated bcast (%s), root %d: element %d is %d", a ? "combining" : "auto", root, e, buf[e]);
+            for (int e = 0; e < M; e++) sb[e] = mt_rank * 100 + e;
+            for (int e = 0; e < 8 * M; e++) rb[e] = -1;
+            rc = Cart_gather(sb, M, MPI_INT, rb, M, MPI_INT, root, c);
+            for (int e = 0; e < 8 * M; e++) {
+                int want = mt_rank == root ? src[e / M] * 100 + e % M : -1;
+                MT_CHECK(rc == MPI_SUCCESS && rb[e] == want, "repeated gather (%s), root %d: element %d is %d, expected %d",
+                         a ? "combining" : "auto", root, e, rb[e], want);
+            }
+        }
+        MPI_Comm_free(&c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "test_nbhcoll");
@@ -1551,6 +1591,7 @@ int main(int argc, char **argv)
     make_ops();
     double t0 = MPI_Wtime();
     for (int cs = opt_first; cs < opt_first + opt_cases; cs++) run_case(cs);
+    if (!opt_break) repeated_roots();
     MT_CHECK(op_bad_types == 0, "the user operation was called %ld times with a datatype it cannot read",
              op_bad_types);
     if (mt_rank == 0) {
