@@ -1,6 +1,7 @@
 /* Partitioned collectives (cartcoll.h [part]): all sixteen Cart_p*_init on
- * a plain communicator (global meaning) and on a Cartesian neighbourhood
- * (neighbourhood meaning; the global-only ones must say MPI_ERR_TOPOLOGY),
+ * a plain communicator (global meaning), on a Cartesian neighbourhood and
+ * on an MPI_Cart_create communicator (neighbourhood meaning; the
+ * global-only ones must say MPI_ERR_TOPOLOGY),
  * send and receive sides partitioned differently, partitions marked ready
  * in random order by OpenMP threads under MPI_THREAD_FUNNELED (Cart_pready,
  * _range, _list, and the _to forms per destination), Cart_parrived polled
@@ -421,7 +422,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     for (int a = 1; a < argc; a++) break_oracle |= !strcmp(argv[a], "--break-oracle");
 
-    ctx cs[2];
+    ctx cs[3];
     MPI_Comm_dup(MPI_COMM_WORLD, &cs[0].comm);
     cs[0].nbh = 0, cs[0].name = "plain";
     int dims[2] = { 0, 0 }, periods[2] = { 1, 1 }, st[16];
@@ -431,21 +432,24 @@ int main(int argc, char **argv)
     Cart_stencil_count(2, CART_CHEBYSHEV, 1, 1, &t);
     Cart_neighborhood_create(MPI_COMM_WORLD, 2, dims, periods, t, st, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cs[1].comm);
     cs[1].nbh = 1, cs[1].name = "moore";
-    for (int i = 0; i < 2; i++) {
+    /* MPI's own 2d neighbours (-e_0, +e_0, -e_1, +e_1; MPI's block order) */
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cs[2].comm);
+    cs[2].nbh = 1, cs[2].name = "mpicart";
+    for (int i = 0; i < 3; i++) {
         MPI_Comm_set_errhandler(cs[i].comm, MPI_ERRORS_RETURN);
         MPI_Comm_rank(cs[i].comm, &cs[i].rank);
         MPI_Comm_size(cs[i].comm, &cs[i].size);
-        cs[i].indeg = cs[i].outdeg = i ? t : cs[i].size;
+        cs[i].indeg = cs[i].outdeg = i == 0 ? cs[i].size : i == 1 ? t : 4;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     mt_rng g, lg;
     mt_seed(&g, 2024, 0);
     mt_seed(&lg, 2024, (uint64_t)mt_rank + 1);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         for (int rep = 0; rep < 2; rep++)
             for (int op = 0; op < NP_OPS; op++) run_case(&cs[i], op, &g, &lg);
         bad_uses(&cs[i]);
     }
-    for (int i = 0; i < 2; i++) MPI_Comm_free(&cs[i].comm);
+    for (int i = 0; i < 3; i++) MPI_Comm_free(&cs[i].comm);
     return mt_finish();
 }
