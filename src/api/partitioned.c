@@ -6,9 +6,12 @@
  * process's send and receive partitions (req/partitioned.h). */
 #include "cartcoll.h"
 
+#include "api/front.h"
+
 #include "base/errors.h"
 #include "base/mpi_compat.h"
 #include "base/options.h"
+#include "bind/typemap.h"
 #include "req/partitioned.h"
 #include "req/request.h"
 #include "topo/kind.h"
@@ -28,37 +31,33 @@ typedef struct {
 } shape;
 
 /* The communicator's process count and degrees (global meaning: every
- * process is a destination and a source). */
+ * process is a destination and a source); cs: its neighbourhood, where it
+ * has one (MPI_Cart_create and graph communicators get theirs as every
+ * collective gives it to them: cc_adopt). */
 typedef struct {
     int rank, size, nbh, indeg, outdeg;
+    cc_comm *cs;
 } where;
 
 static int where_of(MPI_Comm comm, const char *who, where *w)
 {
     int kind;
-    cc_comm *cs = NULL;
-    int rc = cc_kind_of(comm, &kind, &cs, who);
+    w->cs = NULL;
+    int rc = cc_kind_of(comm, &kind, &w->cs, who);
     if (rc != MPI_SUCCESS) return cc_error_raise(MPI_COMM_SELF, rc);
     if (kind == CC_KIND_INTER)
         return cc_error(comm, MPI_ERR_COMM, "%s: partitioned collectives on inter-communicators are not supported "
                                             "in this release",
                         who);
+    if ((kind == CC_KIND_CART || kind == CC_KIND_GRAPH) && (rc = cc_adopt(comm, kind, &w->cs, who)) != MPI_SUCCESS)
+        return cc_error_raise(comm, rc);
     MPI_Comm_rank(comm, &w->rank);
     MPI_Comm_size(comm, &w->size);
     w->nbh = kind != CC_KIND_PLAIN;
     w->indeg = w->outdeg = w->size;
-    if (kind == CC_KIND_NBH) {
-        w->indeg = cc_nbh_nrecvblocks(cs->nbh);
-        w->outdeg = cc_nbh_nsendblocks(cs->nbh);
-    } else if (kind == CC_KIND_CART) {
-        int d = 0;
-        MPI_Cartdim_get(comm, &d);
-        w->indeg = w->outdeg = 2 * d;
-    } else if (kind == CC_KIND_GRAPH) {
-        int topo = MPI_UNDEFINED, weighted;
-        MPI_Topo_test(comm, &topo);
-        if (topo == MPI_DIST_GRAPH) MPI_Dist_graph_neighbors_count(comm, &w->indeg, &w->outdeg, &weighted);
-        else MPI_Graph_neighbors_count(comm, w->rank, &w->indeg), w->outdeg = w->indeg;
+    if (w->nbh) {
+        w->indeg = cc_nbh_nrecvblocks(w->cs->nbh);
+        w->outdeg = cc_nbh_nsendblocks(w->cs->nbh);
     }
     return MPI_SUCCESS;
 }
@@ -330,12 +329,6 @@ int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcoun
 
 /* ---- the early bird: neighbourhood alltoall ------------------------------ */
 
-static int named(MPI_Datatype t)
-{
-    int ni, na, nd, comb;
-    return MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
-}
-
 /* Whether every process of comm says yes (one small reduction). */
 static int all_agree(MPI_Comm c, int yes)
 {
@@ -356,11 +349,11 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
                       int *made, Cart_request *request)
 {
     *made = 0;
-    int kind, t = 0;
-    cc_comm *cs = NULL;
-    cc_kind_of(comm, &kind, &cs, who);
-    int ok = wanted && kind == CC_KIND_NBH && cs && !cs->nbh->graph && !cs->nbh->detected && !cs->nbh->sperm &&
-             !cs->nbh->rperm && sendbuf != MPI_IN_PLACE && type == rtype && named(type) && w->indeg == w->outdeg &&
+    int t = 0;
+    const cc_nbh *n = w->cs ? w->cs->nbh : NULL;
+    /* (adopted MPI_Cart_create communicators carry rperm: excluded) */
+    int ok = wanted && n && !n->graph && !n->detected && !n->sperm && !n->rperm && sendbuf != MPI_IN_PLACE &&
+             type == rtype && cc_type_named(type) && w->indeg == w->outdeg &&
              Cart_neighbor_count(comm, &t) == MPI_SUCCESS && t == w->outdeg && (long long)t * sp < 32767 &&
              (long long)t * rp < 32767;
     MPI_Comm pc;

@@ -195,12 +195,16 @@ char *cc_type_data(char *addr, int count, const cc_typeinfo *ti)
 }
 
 
+int cc_type_named(MPI_Datatype t)
+{
+    int ni, na, nd, comb;
+    return MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
+}
+
 int cc_type_usable(MPI_Comm probe, MPI_Datatype t)
 {
     if (t == MPI_DATATYPE_NULL) return 1;
-    int ni, na, nd, comb;
-    if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED)
-        return 0; /* predefined types are always committed (and the probe costs ~1k instructions) */
+    if (cc_type_named(t)) return 0; /* predefined types are always committed (and the probe costs ~1k instructions) */
     char b = 0;
     int pos = 0;
     return MPI_Pack(&b, 0, t, &b, 0, &pos, probe) != MPI_SUCCESS ? 2 : 0;

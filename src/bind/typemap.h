@@ -49,6 +49,8 @@ void cc_contents_free(cc_contents *c);
  * cc_type_error turns a non-zero answer into an error code of class
  * MPI_ERR_TYPE about argument name[index] (index < 0: no index). */
 int cc_type_usable(MPI_Comm probe, MPI_Datatype t);
+/* Whether t is a predefined (named) datatype. */
+int cc_type_named(MPI_Datatype t);
 int cc_type_error(const char *who, const char *name, int index, int why);
 
 #endif

@@ -1,4 +1,6 @@
 #include "exec/plancache.h"
+
+#include "bind/typemap.h"
 #include "util/alloc.h"
 
 #include <pthread.h>
@@ -21,24 +23,18 @@ struct cc_plancache {
     int t;
 };
 
-static int named(MPI_Datatype type)
-{
-    int ni, na, nd, comb;
-    return MPI_Type_get_envelope(type, &ni, &na, &nd, &comb) == MPI_SUCCESS && comb == MPI_COMBINER_NAMED;
-}
-
 int cc_plancache_eligible(const cc_args *a, int t)
 {
     int w = a->variant == CC_W;
     if (a->collective == CC_ALLGATHER || !w) {
-        if (!named(a->sendtype)) return 0;
+        if (!cc_type_named(a->sendtype)) return 0;
     } else {
         for (int i = 0; i < t; i++)
-            if ((i == 0 || a->sendtypes[i] != a->sendtypes[i - 1]) && !named(a->sendtypes[i])) return 0;
+            if ((i == 0 || a->sendtypes[i] != a->sendtypes[i - 1]) && !cc_type_named(a->sendtypes[i])) return 0;
     }
-    if (!w) return named(a->recvtype);
+    if (!w) return cc_type_named(a->recvtype);
     for (int i = 0; i < t; i++)
-        if ((i == 0 || a->recvtypes[i] != a->recvtypes[i - 1]) && !named(a->recvtypes[i])) return 0;
+        if ((i == 0 || a->recvtypes[i] != a->recvtypes[i - 1]) && !cc_type_named(a->recvtypes[i])) return 0;
     return 1;
 }
 
@@ -46,10 +42,10 @@ int cc_plancache_eligible_rooted(const cc_args *a, int here)
 {
     if (a->variant != CC_REGULAR) return 0;
     switch (a->collective) {
-    case CC_GATHER: return (here && a->in_place ? 1 : named(a->sendtype)) && (!here || named(a->recvtype));
-    case CC_SCATTER: return (here && a->in_place ? 1 : named(a->recvtype)) && (!here || named(a->sendtype));
+    case CC_GATHER: return (here && a->in_place ? 1 : cc_type_named(a->sendtype)) && (!here || cc_type_named(a->recvtype));
+    case CC_SCATTER: return (here && a->in_place ? 1 : cc_type_named(a->recvtype)) && (!here || cc_type_named(a->sendtype));
     case CC_BCAST:
-    case CC_REDUCE: return named(a->recvtype);
+    case CC_REDUCE: return cc_type_named(a->recvtype);
     default: return 0;
     }
 }
