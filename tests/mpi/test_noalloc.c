@@ -15,11 +15,12 @@
  * Results are checked too.
  *
  * Part 4: started partitioned operations (Cart_palltoall_init and
- * Cart_pallreduce_init, each algorithm, on the neighbourhood): from
- * Cart_start through Cart_pready*, Cart_parrived and Cart_wait, no
- * allocation and no MPI object, 4 cycles.  (Global meaning runs MPI's own
- * collective, which on an MPI without persistent collectives is a
- * non-blocking one per start: a request.)
+ * Cart_pallreduce_init, each algorithm, on the neighbourhood and with
+ * global meaning on a plain duplicate of MPI_COMM_WORLD): from Cart_start
+ * through Cart_pready*, Cart_parrived and Cart_wait, no allocation and no
+ * MPI object, 4 cycles.  (Global meaning is MPI's persistent collective,
+ * MPI_X_init or Open MPI's MPIX_X_init; an MPI-3 library without that
+ * extension would start a non-blocking collective per start, and fail.)
  *
  * Part 3: once its requests and communicators (and a duplicate) are freed,
  * nothing the library allocated for a neighbourhood is still held.
@@ -505,6 +506,13 @@ int main(int argc, char **argv)
     make(&n, 3, mixed, m3, 7);
     part1(&n, "3-D mixed");
     MPI_Comm_free(&n.cart);
+    /* Global meaning: MPI's persistent alltoall and allreduce, made at
+     * _init, where the MPI has them (MPI-4, Open MPI's MPIX_ extension). */
+    MPI_Comm plain;
+    MPI_Comm_dup(MPI_COMM_WORLD, &plain);
+    MPI_Comm_set_errhandler(plain, MPI_ERRORS_RETURN);
+    part4(plain, mt_size, "global (MPI_COMM_WORLD's duplicate)");
+    MPI_Comm_free(&plain);
     /* Self-test of the instrumentation: planning allocates and makes MPI objects. */
     MT_CHECK(init_allocs > 0 && init_objects > 0,
              "instrumentation sees no allocation (%ld) or MPI object (%ld) in the *_init calls", init_allocs,
