@@ -136,10 +136,11 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
         int fast = src->data && dst->data;
         /* a block copied onto itself: nothing to move (decided once, here) */
         MPI_Aint bytes = fast && src->data == dst->data ? 0 : src->bytes;
-        p->copyops[j] = (cc_copyop){ src->data, dst->data, bytes, fast ? NULL : src, fast ? NULL : dst };
+        p->copyops[j] = (cc_copyop){ src->data, dst->data, bytes, fast ? NULL : src, fast ? NULL : dst, 1, 1 };
         /* scratch only between two non-contiguous blocks */
         if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
     }
+    if (rc == MPI_SUCCESS) p->ncopyops = cc_fuse_copies(p->copyops, l->ncopies);
     /* Folds copy between blocks of the result's layout: scratch when it is
      * not contiguous. */
     for (int j = 0; rc == MPI_SUCCESS && j < l->nfolds; j++) {
@@ -195,11 +196,61 @@ static MPI_Request *phase_reqs(cc_plan *p)
     return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
 }
 
+/* Whether [a, a+na) and [b, b+nb) do not overlap. */
+static int disjoint(const char *a, MPI_Aint na, const char *b, MPI_Aint nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x + (uintptr_t)na <= y || y + (uintptr_t)nb <= x;
+}
+
+int cc_fuse_copies(cc_copyop *ops, int n)
+{
+    int k = 0;
+    for (int j = 0; j < n; j++) {
+        cc_copyop x = ops[j];
+        if (!x.src_blk && x.bytes == 0) continue; /* nothing to move */
+        cc_copyop *y = k ? &ops[k - 1] : NULL;
+        if (y && !x.src_blk && !y->src_blk) {
+            MPI_Aint run = y->bytes * y->reps;
+            /* both follow on: one memmove */
+            if (y->reps == 1 && x.src == y->src + y->bytes && x.dst == y->dst + y->bytes &&
+                disjoint(y->src, y->bytes + x.bytes, y->dst, y->bytes + x.bytes)) {
+                y->bytes += x.bytes;
+                continue;
+            }
+            /* the same source once more, right after: replicate */
+            if (x.src == y->src && x.bytes == y->bytes && x.dst == y->dst + run &&
+                disjoint(y->src, y->bytes, y->dst, run + x.bytes)) {
+                y->reps++;
+                continue;
+            }
+        }
+        ops[k++] = x;
+    }
+    return k;
+}
+
+void cc_copy_run(const cc_copyop *op)
+{
+    if (op->reps == 1) {
+        memmove(op->dst, op->src, (size_t)op->bytes);
+        return;
+    }
+    /* the first copy, then doubling what is there: log2(reps) memcpy */
+    size_t b = (size_t)op->bytes, done = b, total = b * (size_t)op->reps;
+    memcpy(op->dst, op->src, b);
+    while (done < total) {
+        size_t k = done < total - done ? done : total - done;
+        memcpy(op->dst + done, op->dst, k);
+        done += k;
+    }
+}
+
 static int run_copies(cc_plan *p)
 {
-    for (const cc_copyop *op = p->copyops, *end = op + p->local->ncopies; op < end; op++) {
+    for (const cc_copyop *op = p->copyops, *end = op + p->ncopyops; op < end; op++) {
         if (!op->src_blk) {
-            memmove(op->dst, op->src, (size_t)op->bytes);
+            cc_copy_run(op);
             continue;
         }
         int rc = cc_blk_copy(op->src_blk, op->dst_blk, p->copybuf, p->copycap, p->comm, p->tag);

@@ -28,12 +28,18 @@ typedef struct cc_msg {
 struct cc_exec;
 
 /* A local copy resolved at plan creation: contiguous blocks are copied with
- * memcpy; otherwise (src_blk/dst_blk set) through the copy scratch. */
+ * memcpy; otherwise (src_blk/dst_blk set) through the copy scratch.  Copies
+ * of contiguous blocks that continue each other are fused at creation
+ * (cc_fuse_copies): `bytes` then spans the run, and `reps` > 1 says the
+ * source is replicated into reps consecutive destinations of `bytes` each
+ * (an allgather's repeated blocks).  For the pack executor's slot
+ * operations `span` is the number of slot entries one operation covers. */
 typedef struct cc_copyop {
     const char *src;
     char *dst;
     MPI_Aint bytes;
     const cc_blk *src_blk, *dst_blk;
+    int reps, span;
 } cc_copyop;
 
 typedef struct cc_plan {
@@ -50,7 +56,8 @@ typedef struct cc_plan {
     int nreqs;                    /* requests of the phase in flight */
     int phase;                    /* phase in flight; local->nphases when done */
     char *stagebuf;               /* pack executor */
-    cc_copyop *copyops;           /* local->ncopies, resolved */
+    cc_copyop *copyops;           /* local->ncopies, resolved, fused: ncopyops */
+    int ncopyops;
     cc_copyop *slotops;           /* pack executor: local->slots resolved (src = dst = data) */
     char *copybuf;                /* local copies between differently typed blocks */
     MPI_Aint copycap;
@@ -104,6 +111,16 @@ int cc_plan_wait_phase(cc_plan *p);
  * blocks' addresses relative to the first (made, committed and owned by the
  * plan).  lens/disps/types: scratch for n entries. */
 int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps, MPI_Datatype *types);
+
+/* Fuse the copies ops[0..n) in place where they continue each other
+ * (contiguous blocks only, source and destination ranges of a run
+ * disjoint, so the order inside a run cannot matter): a source and
+ * destination that both follow on become one memmove, one source into
+ * consecutive destinations one replication; copies of 0 bytes go.
+ * Returns the new number. */
+int cc_fuse_copies(cc_copyop *ops, int n);
+/* Run one (fused) copy of contiguous blocks. */
+void cc_copy_run(const cc_copyop *op);
 
 /* Keep a datatype the plan created (freed with the plan). */
 int cc_plan_own_type(cc_plan *p, MPI_Datatype t);
