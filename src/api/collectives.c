@@ -128,9 +128,9 @@ static void release_plan(cc_comm *cs, cc_plan *p)
 
 /* A blocking call runs its plan here, without a request; while it waits it
  * advances the caller's other active requests (MPI's progress rule). */
-static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p)
+static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p, int reused)
 {
-    int done = 0, rc = cc_plan_start(p);
+    int done = 0, rc = reused ? cc_plan_start_reused(p) : cc_plan_start(p);
     while (rc == MPI_SUCCESS) {
         rc = cc_plan_test(p, &done);
         if (rc != MPI_SUCCESS || done) break;
@@ -370,8 +370,10 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     }
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
+    int hit = 0;
     if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
         nplans = 1;
+        hit = 1;
     } else if (rc == MPI_SUCCESS) {
         cc_blocks *blocks;
         rc = describe_call(who, a, cs->nbh, special, &blocks);
@@ -382,8 +384,10 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     }
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
     if (mode == CC_MODE_BLOCKING) {
-        plans[0]->tag = cc_comm_tag(cs);
-        return run_blocking(comm, cs, who, plans[0]);
+        /* one tag for every blocking call (topo/comm.h), so that a cached
+         * plan keeps persistent requests for them */
+        plans[0]->tag = CC_TAG_BLOCKING;
+        return run_blocking(comm, cs, who, plans[0], hit);
     }
     Cart_request r;
     rc = cc_request_new(&r, cs, comm, who, 0, plans, nplans, -1);

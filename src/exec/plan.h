@@ -53,6 +53,10 @@ typedef struct cc_plan {
     cc_msg *smsg, *rmsg;          /* per local round; count < 0: no message */
     MPI_Request *reqs;            /* persistent: all, in phase order; else one phase's */
     int *req_first;               /* persistent: phase p uses reqs[req_first[p] .. req_first[p+1]) */
+    MPI_Request *breqs;           /* a cached plan's persistent requests for blocking runs (with
+                                   * the blocking tag), made on its first reuse; NULL: none */
+    int *breq_first;              /* as req_first, for breqs */
+    int inb;                      /* the run in flight uses breqs */
     int nreqs;                    /* requests of the phase in flight */
     int phase;                    /* phase in flight; local->nphases when done */
     char *stagebuf;               /* pack executor */
@@ -101,6 +105,10 @@ int cc_plan_set_reduce(cc_plan *p, int *reduce, int n);
  * blocking; *done when everything including local copies and the
  * reduction of a reducing plan finished). */
 int cc_plan_start(cc_plan *p);
+/* Start a blocking run of a non-persistent plan that is reused (cached)
+ * with p->tag fixed for all such runs: through persistent requests made on
+ * the first such start (falls back to posting when they cannot be made). */
+int cc_plan_start_reused(cc_plan *p);
 int cc_plan_test(cc_plan *p, int *done);
 /* Block in MPI until the phase in flight completed (then cc_plan_test
  * moves on). */
