@@ -1,8 +1,10 @@
 /* hotpath: the instructions of one persistent Cart_start + Cart_wait, for
  * scripts/callgrind.sh (issue 9's bar: d = 4 Moore neighbourhood of radius
- * n, blocks of m ints).  Usage: hotpath [d n m iterations algorithm]
- * The timed region is the loop below; callgrind counts it through
- * --toggle-collect on Cart_start and Cart_wait. */
+ * n, blocks of m ints).  Usage: hotpath [d n m iterations algorithm form]
+ * form p (default): persistent Cart_start + Cart_wait; b: blocking
+ * Cart_alltoall (the plan cache's path).  The timed region is the loop
+ * below; callgrind counts it through --toggle-collect on Cart_start,
+ * Cart_wait and Cart_alltoall. */
 #include <cartcoll.h>
 #include <mpi.h>
 
@@ -16,6 +18,7 @@ int main(int argc, char **argv)
     /* t = 0: clang cannot see that MPI_Abort below does not return. */
     int iters = argc > 4 ? atoi(argv[4]) : 1000, size, rank, t = 0;
     const char *alg = argc > 5 ? argv[5] : "auto";
+    int blocking = argc > 6 && argv[6][0] == 'b';
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     /* Moore neighbourhood of radius r = n/2 (n points per dimension), as
@@ -36,18 +39,27 @@ int main(int argc, char **argv)
     int *sb = calloc((size_t)t * (size_t)m + 1, sizeof(int)), *rb = calloc((size_t)t * (size_t)m + 1, sizeof(int));
     Cart_request req;
     Cart_alltoall_init(sb, m, MPI_INT, rb, m, MPI_INT, cart, MPI_INFO_NULL, &req);
-    for (int i = 0; i < 20; i++) { /* past the tuning starts */
+    for (int i = 0; i < 20; i++) { /* past the tuning starts (and the cache's first calls) */
+        if (blocking) {
+            Cart_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, cart);
+            continue;
+        }
         Cart_start(&req);
         Cart_wait(&req);
     }
     MPI_Barrier(cart);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
+        if (blocking) {
+            Cart_alltoall(sb, m, MPI_INT, rb, m, MPI_INT, cart);
+            continue;
+        }
         Cart_start(&req);
         Cart_wait(&req);
     }
     double dt = MPI_Wtime() - t0;
-    if (rank == 0) printf("hotpath: d=%d n=%d m=%d t=%d %s: %d start+wait, %.2f us each\n", d, n, m, t, alg, iters, dt / iters * 1e6);
+    if (rank == 0) printf("hotpath: d=%d n=%d m=%d t=%d %s: %d %s, %.2f us each\n", d, n, m, t, alg, iters,
+                          blocking ? "Cart_alltoall" : "start+wait", dt / iters * 1e6);
     Cart_request_free(&req);
     MPI_Comm_free(&cart);
     MPI_Info_free(&info);

@@ -295,10 +295,10 @@ int Cart_alltoallw (const void *sendbuf, const int sendcounts[], const MPI_Aint 
  * completion.  Concurrent non-blocking operations on one communicator are
  * allowed and may be completed in any order.  Each operation travels under
  * its own message tag, taken in turn from half of MPI_COMM_WORLD's
- * MPI_TAG_UB (persistent requests use the other half): a non-blocking
- * operation must be completed before that many later blocking and
- * non-blocking operations are started on the same communicator (at least
- * 16380; about 10^9 on Open MPI, 1.3*10^8 on MPICH). */
+ * MPI_TAG_UB (persistent requests use the other half, blocking calls one
+ * tag of their own): a non-blocking operation must be completed before that
+ * many later non-blocking operations are started on the same communicator
+ * (at least 16380; about 10^9 on Open MPI, 1.3*10^8 on MPICH). */
 int Cart_iallgather (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
                      Cart_request *request);

@@ -29,7 +29,8 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
 {
     int send = side == CC_SIDE_SEND;
     const char *sname = send ? "send" : "recv";
-    char name[32];
+    /* names for messages, without formatting on every call */
+    const char *tname = send ? "sendtype" : "recvtype", *tsname = send ? "sendtypes" : "recvtypes";
     if (send && a->collective == CC_ALLGATHER) {
         if (a->sendcount < 0) return cc_error_code(MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
         int why = cc_type_usable(priv, a->sendtype);
@@ -38,9 +39,8 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
     if (a->variant == CC_REGULAR) {
         int c = send ? a->sendcount : a->recvcount;
         if (c < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
-        snprintf(name, sizeof name, "%stype", sname);
         int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
-        return why ? cc_type_error(who, name, -1, why) : MPI_SUCCESS;
+        return why ? cc_type_error(who, tname, -1, why) : MPI_SUCCESS;
     }
     const int *counts = send ? a->sendcounts : a->recvcounts;
     const void *displs = a->variant == CC_VECTOR ? (const void *)(send ? a->sdispls : a->rdispls)
@@ -56,15 +56,13 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
         if (counts[i] < 0)
             return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
     if (a->variant == CC_VECTOR) {
-        snprintf(name, sizeof name, "%stype", sname);
         int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
-        return why ? cc_type_error(who, name, -1, why) : MPI_SUCCESS;
+        return why ? cc_type_error(who, tname, -1, why) : MPI_SUCCESS;
     }
-    snprintf(name, sizeof name, "%stypes", sname);
     for (int i = 0; i < t; i++) {
         if (i > 0 && types[i] == types[i - 1]) continue;
         int why = cc_type_usable(priv, types[i]);
-        if (why) return cc_type_error(who, name, i, why);
+        if (why) return cc_type_error(who, tsname, i, why);
     }
     return MPI_SUCCESS;
 }
@@ -130,9 +128,9 @@ static void release_plan(cc_comm *cs, cc_plan *p)
 
 /* A blocking call runs its plan here, without a request; while it waits it
  * advances the caller's other active requests (MPI's progress rule). */
-static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p)
+static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p, int reused)
 {
-    int done = 0, rc = cc_plan_start(p);
+    int done = 0, rc = reused ? cc_plan_start_reused(p) : cc_plan_start(p);
     while (rc == MPI_SUCCESS) {
         rc = cc_plan_test(p, &done);
         if (rc != MPI_SUCCESS || done) break;
@@ -372,8 +370,10 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     }
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
+    int hit = 0;
     if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
         nplans = 1;
+        hit = 1;
     } else if (rc == MPI_SUCCESS) {
         cc_blocks *blocks;
         rc = describe_call(who, a, cs->nbh, special, &blocks);
@@ -384,8 +384,10 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     }
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
     if (mode == CC_MODE_BLOCKING) {
-        plans[0]->tag = cc_comm_tag(cs);
-        return run_blocking(comm, cs, who, plans[0]);
+        /* one tag for every blocking call (topo/comm.h), so that a cached
+         * plan keeps persistent requests for them */
+        plans[0]->tag = CC_TAG_BLOCKING;
+        return run_blocking(comm, cs, who, plans[0], hit);
     }
     Cart_request r;
     rc = cc_request_new(&r, cs, comm, who, 0, plans, nplans, -1);

@@ -46,6 +46,26 @@ static int dominates(const cc_schedule *a, const cc_schedule *b, const cc_blk *r
            a->nentries + a->ncopies <= b->nentries + b->ncopies && moved_bytes(a, recv) <= moved_bytes(b, recv);
 }
 
+/* DIRECT messages of up to this many bytes (on average) that carry several
+ * blocks go through the pack executor: a few memcpy of the blocks' runs
+ * and a contiguous message beat a derived datatype at this size (4
+ * processes, d = 4 Moore n = 3, m = 1, 10: 0.2-0.5 us of ~4-7 us; cartbench
+ * cart-p-direct-pack vs -datatype), larger ones go zero-copy. */
+#define CC_DIRECT_PACK_BYTES 2048
+
+/* The executor of a DIRECT plan that is reused (persistent or cached):
+ * pack for small combined messages, else the datatype executor. */
+static int direct_executor(cc_nbh *n, int collective, const cc_blk *recv)
+{
+    const cc_schedule *s;
+    if (collective != CC_ALLTOALL || cc_nbh_schedule(n, collective, CC_DIRECT, &s) != CC_OK || s->nrounds == 0 ||
+        s->nentries <= s->nrounds) /* one block per message: both executors send it as it is */
+        return CC_EXEC_DATATYPE;
+    double bytes = 0;
+    for (int e = 0; e < s->nentries; e++) bytes += (double)recv[s->perm[s->entries[e].lo]].bytes;
+    return bytes / s->nrounds <= CC_DIRECT_PACK_BYTES ? CC_EXEC_PACK : CC_EXEC_DATATYPE;
+}
+
 int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int *onway)
 {
     int commute = 0;
@@ -113,8 +133,11 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
     for (int i = 0; i < nalg; i++) {
         int alg = algs[i];
         if (want.executor != CC_EXEC_AUTO || alg == CC_DIRECT || !persistent) {
-            /* DIRECT messages are the same under both executors. */
-            int ex = want.executor != CC_EXEC_AUTO ? want.executor : reused ? CC_EXEC_DATATYPE : CC_EXEC_PACK;
+            /* DIRECT: decided by the size of its messages (no timing). */
+            int ex = want.executor != CC_EXEC_AUTO ? want.executor
+                     : !reused                      ? CC_EXEC_PACK
+                     : alg == CC_DIRECT             ? direct_executor(n, collective, recv)
+                                                    : CC_EXEC_DATATYPE;
             out->c[out->n++] = (cc_choice){ alg, ex, 0 };
         } else {
             out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE, 0 };

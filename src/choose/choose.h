@@ -68,7 +68,10 @@ typedef struct cc_candidates {
  * executor for plans that are reused (`reused`: persistent, or cached
  * because all datatypes are predefined) and the pack executor for plans made
  * for a single call, which would otherwise pay for derived datatypes each
- * time.  Returns CC_OK or a CC_E* status. */
+ * time; except a reused DIRECT alltoall whose messages combine several
+ * blocks of at most 2 KiB on average (a small grid): pack, whose few
+ * memcpy and contiguous message cost less there than a derived datatype.
+ * Returns CC_OK or a CC_E* status. */
 int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,
               cc_candidates *out);
 

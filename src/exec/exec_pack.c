@@ -60,6 +60,23 @@ static int message_half(cc_plan *p, const int *slots, int n, int direct, cc_msg 
 
 static MPI_Aint align16(MPI_Aint x) { return (x + 15) & ~(MPI_Aint)15; }
 
+/* One message's slot operations ops[0..n): contiguous blocks that follow
+ * each other in memory are staged by one memcpy (the first operation of a
+ * run covers it, `span` entries; the others are skipped). */
+static void fuse_span(cc_copyop *ops, int n)
+{
+    for (int j = 0; j < n;) {
+        cc_copyop *h = &ops[j];
+        int k = j + 1;
+        while (!h->src_blk && k < n && !ops[k].src_blk && ops[k].src == h->src + h->bytes) {
+            h->bytes += ops[k].bytes;
+            h->span++;
+            k++;
+        }
+        j = k;
+    }
+}
+
 static int prepare(cc_plan *p)
 {
     const cc_local *l = p->local;
@@ -92,7 +109,12 @@ static int prepare(cc_plan *p)
         rc = MPI_ERR_NO_MEM;
     for (int j = 0; rc == MPI_SUCCESS && j < l->nslots; j++) {
         const cc_blk *b = cc_binding_slot(&p->bind, l->slots[j]);
-        p->slotops[j] = (cc_copyop){ b->data, b->data, b->bytes, b->data ? NULL : b, b->data ? NULL : b };
+        p->slotops[j] = (cc_copyop){ b->data, b->data, b->bytes, b->data ? NULL : b, b->data ? NULL : b, 1, 1 };
+    }
+    for (int r = 0; rc == MPI_SUCCESS && r < l->nrounds; r++) {
+        const cc_lround *lr = &l->rounds[r];
+        if (lr->send_rank >= 0) fuse_span(p->slotops + lr->sfirst, lr->scount);
+        if (lr->recv_rank >= 0) fuse_span(p->slotops + lr->rfirst, lr->rcount);
     }
     for (int r = 0; rc == MPI_SUCCESS && r < l->nrounds; r++) {
         if (soff[r] >= 0) p->smsg[r].buf = p->smsg[r].stage = p->stagebuf + soff[r];
@@ -108,7 +130,7 @@ static int stage(cc_plan *p, int first, int n, char *buf, MPI_Aint cap, int out)
 {
     MPI_Aint pos = 0;
     const cc_copyop *op = p->slotops + first;
-    for (int j = 0; j < n; j++, op++) {
+    for (int j = 0; j < n; j += op->span, op += op->span) {
         if (!op->src_blk) {
             if (out) memcpy(buf + pos, op->src, (size_t)op->bytes);
             else memcpy(op->dst, buf + pos, (size_t)op->bytes);

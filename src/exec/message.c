@@ -3,6 +3,8 @@
  * executor's messages over 2 GiB). */
 #include "exec/plan.h"
 
+#include <limits.h>
+
 int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps,
                     MPI_Datatype *types)
 {
@@ -13,17 +15,32 @@ int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI
     }
     char *base = cc_binding_slot(&p->bind, slots[0])->addr;
     MPI_Aint at0;
-    int rc = MPI_Get_address(base, &at0);
+    int rc = MPI_Get_address(base, &at0), k = 0;
+    const cc_blk *prev = NULL;
     for (int j = 0; j < n && rc == MPI_SUCCESS; j++) {
         const cc_blk *b = cc_binding_slot(&p->bind, slots[j]);
-        lens[j] = b->count;
-        types[j] = b->type;
-        rc = MPI_Get_address(b->addr, &disps[j]);
-        disps[j] = MPI_Aint_diff(disps[j], at0);
+        /* a block of the same predefined type right after the previous one
+         * (an alltoall's consecutive blocks to one peer): one entry */
+        if (prev && b->named && b->type == prev->type && b->data && prev->data &&
+            b->addr == prev->addr + prev->bytes && (MPI_Aint)lens[k - 1] + b->count <= INT_MAX) {
+            lens[k - 1] += b->count;
+            prev = b;
+            continue;
+        }
+        lens[k] = b->count;
+        types[k] = b->type;
+        rc = MPI_Get_address(b->addr, &disps[k]);
+        disps[k] = MPI_Aint_diff(disps[k], at0);
+        k++;
+        prev = b;
     }
     if (rc != MPI_SUCCESS) return rc;
+    if (k == 1 && cc_binding_slot(&p->bind, slots[0])->named) { /* all one run: no derived type */
+        *m = (cc_msg){ base, lens[0], types[0], NULL };
+        return MPI_SUCCESS;
+    }
     MPI_Datatype t;
-    rc = MPI_Type_create_struct(n, lens, disps, types, &t);
+    rc = MPI_Type_create_struct(k, lens, disps, types, &t);
     if (rc != MPI_SUCCESS) return rc;
     if ((rc = MPI_Type_commit(&t)) != MPI_SUCCESS || (rc = cc_plan_own_type(p, t)) != MPI_SUCCESS) {
         MPI_Type_free(&t);

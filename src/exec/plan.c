@@ -35,6 +35,12 @@ void cc_plan_free(cc_plan *p)
         for (int i = 0; i < n; i++)
             if (p->reqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&p->reqs[i]);
     }
+    if (p->breqs) {
+        for (int i = 0; i < p->breq_first[p->local->nphases]; i++)
+            if (p->breqs[i] != MPI_REQUEST_NULL) MPI_Request_free(&p->breqs[i]);
+    }
+    free(p->breqs);
+    free(p->breq_first);
     for (int i = 0; i < p->ntypes; i++) MPI_Type_free(&p->types[i]);
     free(p->types);
     free(p->smsg);
@@ -101,6 +107,30 @@ int cc_plan_set_reduce(cc_plan *p, int *reduce, int n)
     return reduce_scratch(p, reduce, n, p->bind.blocks->result);
 }
 
+/* Persistent requests for every round, in phase order, into reqs (2
+ * nrounds), with *first (malloc'ed) giving each phase's range; on failure
+ * nothing is left behind. */
+static int make_persistent(cc_plan *p, MPI_Request *reqs, int **first)
+{
+    const cc_local *l = p->local;
+    int rc = MPI_SUCCESS, n = 0, *f = malloc(sizeof(int) * ((size_t)l->nphases + 1));
+    if (!f) return MPI_ERR_NO_MEM;
+    f[0] = 0;
+    for (int ph = 0; rc == MPI_SUCCESS && ph < l->nphases; ph++) {
+        f[ph] = n;
+        for (int r = l->phase_first[ph]; rc == MPI_SUCCESS && r < l->phase_first[ph + 1]; r++)
+            rc = post_round(p, r, reqs, &n, 1);
+        f[ph + 1] = n;
+    }
+    if (rc != MPI_SUCCESS) { /* free what was created */
+        for (int i = 0; i < n; i++) MPI_Request_free(&reqs[i]);
+        free(f);
+        return rc;
+    }
+    *first = f;
+    return MPI_SUCCESS;
+}
+
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag)
 {
@@ -136,10 +166,11 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
         int fast = src->data && dst->data;
         /* a block copied onto itself: nothing to move (decided once, here) */
         MPI_Aint bytes = fast && src->data == dst->data ? 0 : src->bytes;
-        p->copyops[j] = (cc_copyop){ src->data, dst->data, bytes, fast ? NULL : src, fast ? NULL : dst };
+        p->copyops[j] = (cc_copyop){ src->data, dst->data, bytes, fast ? NULL : src, fast ? NULL : dst, 1, 1 };
         /* scratch only between two non-contiguous blocks */
         if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
     }
+    if (rc == MPI_SUCCESS) p->ncopyops = cc_fuse_copies(p->copyops, l->ncopies);
     /* Folds copy between blocks of the result's layout: scratch when it is
      * not contiguous. */
     for (int j = 0; rc == MPI_SUCCESS && j < l->nfolds; j++) {
@@ -148,23 +179,7 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
     }
     if (rc == MPI_SUCCESS) rc = reduce_scratch(p, l->reduce, l->nreduce, &blocks->recv[0]);
 
-    if (rc == MPI_SUCCESS && persistent) {
-        p->req_first = malloc(sizeof(int) * ((size_t)l->nphases + 1));
-        if (!p->req_first) rc = MPI_ERR_NO_MEM;
-        else p->req_first[0] = 0;
-        int n = 0;
-        for (int ph = 0; rc == MPI_SUCCESS && ph < l->nphases; ph++) {
-            p->req_first[ph] = n;
-            for (int r = l->phase_first[ph]; rc == MPI_SUCCESS && r < l->phase_first[ph + 1]; r++)
-                rc = post_round(p, r, p->reqs, &n, 1);
-            p->req_first[ph + 1] = n;
-        }
-        if (rc != MPI_SUCCESS && p->req_first) { /* free what was created */
-            for (int i = 0; i < n; i++) MPI_Request_free(&p->reqs[i]);
-            free(p->req_first);
-            p->req_first = NULL;
-        }
-    }
+    if (rc == MPI_SUCCESS && persistent) rc = make_persistent(p, p->reqs, &p->req_first);
     if (rc != MPI_SUCCESS) {
         cc_plan_free(p);
         return rc;
@@ -177,10 +192,10 @@ static int post_phase(cc_plan *p)
 {
     int ph = p->phase, rc = p->ex->pack ? p->ex->pack(p, ph) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS) return rc;
-    if (p->persistent) {
-        int first = p->req_first[ph];
-        p->nreqs = p->req_first[ph + 1] - first;
-        return MPI_Startall(p->nreqs, p->reqs + first);
+    if (p->persistent || p->inb) {
+        const int *f = p->inb ? p->breq_first : p->req_first;
+        p->nreqs = f[ph + 1] - f[ph];
+        return MPI_Startall(p->nreqs, (p->inb ? p->breqs : p->reqs) + f[ph]);
     }
     p->nreqs = 0;
     for (int r = p->local->phase_first[ph]; r < p->local->phase_first[ph + 1]; r++) {
@@ -192,14 +207,65 @@ static int post_phase(cc_plan *p)
 
 static MPI_Request *phase_reqs(cc_plan *p)
 {
+    if (p->inb) return p->breqs + p->breq_first[p->phase];
     return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
+}
+
+/* Whether [a, a+na) and [b, b+nb) do not overlap. */
+static int disjoint(const char *a, MPI_Aint na, const char *b, MPI_Aint nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x + (uintptr_t)na <= y || y + (uintptr_t)nb <= x;
+}
+
+int cc_fuse_copies(cc_copyop *ops, int n)
+{
+    int k = 0;
+    for (int j = 0; j < n; j++) {
+        cc_copyop x = ops[j];
+        if (!x.src_blk && x.bytes == 0) continue; /* nothing to move */
+        cc_copyop *y = k ? &ops[k - 1] : NULL;
+        if (y && !x.src_blk && !y->src_blk) {
+            MPI_Aint run = y->bytes * y->reps;
+            /* both follow on: one memmove */
+            if (y->reps == 1 && x.src == y->src + y->bytes && x.dst == y->dst + y->bytes &&
+                disjoint(y->src, y->bytes + x.bytes, y->dst, y->bytes + x.bytes)) {
+                y->bytes += x.bytes;
+                continue;
+            }
+            /* the same source once more, right after: replicate */
+            if (x.src == y->src && x.bytes == y->bytes && x.dst == y->dst + run &&
+                disjoint(y->src, y->bytes, y->dst, run + x.bytes)) {
+                y->reps++;
+                continue;
+            }
+        }
+        ops[k++] = x;
+    }
+    return k;
+}
+
+void cc_copy_run(const cc_copyop *op)
+{
+    if (op->reps == 1) {
+        memmove(op->dst, op->src, (size_t)op->bytes);
+        return;
+    }
+    /* the first copy, then doubling what is there: log2(reps) memcpy */
+    size_t b = (size_t)op->bytes, done = b, total = b * (size_t)op->reps;
+    memcpy(op->dst, op->src, b);
+    while (done < total) {
+        size_t k = done < total - done ? done : total - done;
+        memcpy(op->dst + done, op->dst, k);
+        done += k;
+    }
 }
 
 static int run_copies(cc_plan *p)
 {
-    for (const cc_copyop *op = p->copyops, *end = op + p->local->ncopies; op < end; op++) {
+    for (const cc_copyop *op = p->copyops, *end = op + p->ncopyops; op < end; op++) {
         if (!op->src_blk) {
-            memmove(op->dst, op->src, (size_t)op->bytes);
+            cc_copy_run(op);
             continue;
         }
         int rc = cc_blk_copy(op->src_blk, op->dst_blk, p->copybuf, p->copycap, p->comm, p->tag);
@@ -262,12 +328,31 @@ static int next_phase(cc_plan *p)
     return finish(p);
 }
 
-int cc_plan_start(cc_plan *p)
+static int start(cc_plan *p)
 {
     p->phase = 0;
     p->nreqs = 0;
     if (p->local->nphases == 0) return finish(p);
     return post_phase(p);
+}
+
+int cc_plan_start(cc_plan *p)
+{
+    p->inb = 0;
+    return start(p);
+}
+
+int cc_plan_start_reused(cc_plan *p)
+{
+    p->inb = 0;
+    if (!p->persistent && !p->breqs) {
+        /* once: the cost of creating them is paid back from the next run */
+        MPI_Request *r = cc_alloc_array(2 * (size_t)p->local->nrounds, sizeof(MPI_Request));
+        if (r && make_persistent(p, r, &p->breq_first) == MPI_SUCCESS) p->breqs = r;
+        else free(r);
+    }
+    p->inb = p->breqs != NULL;
+    return start(p);
 }
 
 int cc_plan_test(cc_plan *p, int *done)

@@ -28,12 +28,18 @@ typedef struct cc_msg {
 struct cc_exec;
 
 /* A local copy resolved at plan creation: contiguous blocks are copied with
- * memcpy; otherwise (src_blk/dst_blk set) through the copy scratch. */
+ * memcpy; otherwise (src_blk/dst_blk set) through the copy scratch.  Copies
+ * of contiguous blocks that continue each other are fused at creation
+ * (cc_fuse_copies): `bytes` then spans the run, and `reps` > 1 says the
+ * source is replicated into reps consecutive destinations of `bytes` each
+ * (an allgather's repeated blocks).  For the pack executor's slot
+ * operations `span` is the number of slot entries one operation covers. */
 typedef struct cc_copyop {
     const char *src;
     char *dst;
     MPI_Aint bytes;
     const cc_blk *src_blk, *dst_blk;
+    int reps, span;
 } cc_copyop;
 
 typedef struct cc_plan {
@@ -47,10 +53,15 @@ typedef struct cc_plan {
     cc_msg *smsg, *rmsg;          /* per local round; count < 0: no message */
     MPI_Request *reqs;            /* persistent: all, in phase order; else one phase's */
     int *req_first;               /* persistent: phase p uses reqs[req_first[p] .. req_first[p+1]) */
+    MPI_Request *breqs;           /* a cached plan's persistent requests for blocking runs (with
+                                   * the blocking tag), made on its first reuse; NULL: none */
+    int *breq_first;              /* as req_first, for breqs */
+    int inb;                      /* the run in flight uses breqs */
     int nreqs;                    /* requests of the phase in flight */
     int phase;                    /* phase in flight; local->nphases when done */
     char *stagebuf;               /* pack executor */
-    cc_copyop *copyops;           /* local->ncopies, resolved */
+    cc_copyop *copyops;           /* local->ncopies, resolved, fused: ncopyops */
+    int ncopyops;
     cc_copyop *slotops;           /* pack executor: local->slots resolved (src = dst = data) */
     char *copybuf;                /* local copies between differently typed blocks */
     MPI_Aint copycap;
@@ -94,6 +105,10 @@ int cc_plan_set_reduce(cc_plan *p, int *reduce, int n);
  * blocking; *done when everything including local copies and the
  * reduction of a reducing plan finished). */
 int cc_plan_start(cc_plan *p);
+/* Start a blocking run of a non-persistent plan that is reused (cached)
+ * with p->tag fixed for all such runs: through persistent requests made on
+ * the first such start (falls back to posting when they cannot be made). */
+int cc_plan_start_reused(cc_plan *p);
 int cc_plan_test(cc_plan *p, int *done);
 /* Block in MPI until the phase in flight completed (then cc_plan_test
  * moves on). */
@@ -104,6 +119,16 @@ int cc_plan_wait_phase(cc_plan *p);
  * blocks' addresses relative to the first (made, committed and owned by the
  * plan).  lens/disps/types: scratch for n entries. */
 int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps, MPI_Datatype *types);
+
+/* Fuse the copies ops[0..n) in place where they continue each other
+ * (contiguous blocks only, source and destination ranges of a run
+ * disjoint, so the order inside a run cannot matter): a source and
+ * destination that both follow on become one memmove, one source into
+ * consecutive destinations one replication; copies of 0 bytes go.
+ * Returns the new number. */
+int cc_fuse_copies(cc_copyop *ops, int n);
+/* Run one (fused) copy of contiguous blocks. */
+void cc_copy_run(const cc_copyop *op);
 
 /* Keep a datatype the plan created (freed with the plan). */
 int cc_plan_own_type(cc_plan *p, MPI_Datatype t);

@@ -21,10 +21,14 @@ typedef struct cc_cache_base {
     void (*destroy)(struct cc_cache_base *self);
 } cc_cache_base;
 
-/* Tags on the private communicator: 0..7 for set-up exchanges, then a range
- * for persistent requests (in pairs: the operation and its tuning
- * agreement), then the rest for blocking and non-blocking operations. */
-enum { CC_TAG_FIRST = 8, CC_TAG_WINDOW = 32 };
+/* Tags on the private communicator: 0..6 for set-up exchanges, 7 for every
+ * blocking operation (they never overlap at a process, and all of one
+ * call's messages to a process are matched there before that process
+ * returns, so a later call's messages cannot be taken for them: MPI orders
+ * the messages of one sender), then a range for persistent requests (in
+ * pairs: the operation and its tuning agreement), then the rest for
+ * non-blocking operations. */
+enum { CC_TAG_BLOCKING = 7, CC_TAG_FIRST = 8, CC_TAG_WINDOW = 32 };
 
 typedef struct cc_comm {
     atomic_int refs;
