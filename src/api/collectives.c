@@ -29,7 +29,9 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
 {
     int send = side == CC_SIDE_SEND;
     const char *sname = send ? "send" : "recv";
-    char name[32];
+    /* literals, not snprintf: this runs on every call (the names matter
+     * only in error messages) */
+    const char *tname = send ? "sendtype" : "recvtype", *tsname = send ? "sendtypes" : "recvtypes";
     if (send && a->collective == CC_ALLGATHER) {
         if (a->sendcount < 0) return cc_error_code(MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
         int why = cc_type_usable(priv, a->sendtype);
@@ -38,9 +40,8 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
     if (a->variant == CC_REGULAR) {
         int c = send ? a->sendcount : a->recvcount;
         if (c < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
-        snprintf(name, sizeof name, "%stype", sname);
         int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
-        return why ? cc_type_error(who, name, -1, why) : MPI_SUCCESS;
+        return why ? cc_type_error(who, tname, -1, why) : MPI_SUCCESS;
     }
     const int *counts = send ? a->sendcounts : a->recvcounts;
     const void *displs = a->variant == CC_VECTOR ? (const void *)(send ? a->sdispls : a->rdispls)
@@ -56,15 +57,13 @@ static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side
         if (counts[i] < 0)
             return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
     if (a->variant == CC_VECTOR) {
-        snprintf(name, sizeof name, "%stype", sname);
         int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
-        return why ? cc_type_error(who, name, -1, why) : MPI_SUCCESS;
+        return why ? cc_type_error(who, tname, -1, why) : MPI_SUCCESS;
     }
-    snprintf(name, sizeof name, "%stypes", sname);
     for (int i = 0; i < t; i++) {
         if (i > 0 && types[i] == types[i - 1]) continue;
         int why = cc_type_usable(priv, types[i]);
-        if (why) return cc_type_error(who, name, i, why);
+        if (why) return cc_type_error(who, tsname, i, why);
     }
     return MPI_SUCCESS;
 }
