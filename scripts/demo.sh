@@ -10,7 +10,12 @@
 #      m = 1, 10, 100 ints or doubles), every result checked;
 #   4. heat3d.f90: the 27-point Jacobi of examples/heat3d.c in Fortran
 #      (use cartcoll_f08), checked against a serial run -- when the build
-#      has the Fortran module (a Fortran compiler of the MPI was found).
+#      has the Fortran module (a Fortran compiler of the MPI was found);
+#   5. the PMPI drop-in: bench/neighbor_bench (a plain MPI program: a
+#      hand-built dist graph and MPI_Neighbor_alltoall / MPI_Ineighbor_alltoall,
+#      d = 4, n = 5, m = 1) without and with LD_PRELOAD=libcartcoll_preload.so,
+#      beside the same case through the Cart_ API (scripts/preload_bench.sh
+#      --cart, 3 rounds), every result checked.
 # Usage: scripts/demo.sh [build dir]   (default build/openmpi)
 # Writes <build dir>/../demo/results.csv and speedup.png (build/demo/).
 set -eu
@@ -49,6 +54,15 @@ if [ -x "$build/examples/heat3d_f90" ]; then
 else
     echo "== 4. heat3d.f90: skipped, this build has no Fortran module (no Fortran compiler of its MPI;"
     echo "   scripts/install-deps.sh installs gfortran)"
+fi
+echo
+if [ -x "$build/bench/neighbor_bench" ] && [ -f "$build/libcartcoll_preload.so" ]; then
+    echo "== 5. PMPI drop-in: an unmodified MPI_Neighbor_alltoall program without and with"
+    echo "   LD_PRELOAD=libcartcoll_preload.so, beside the Cart_ API on the same case"
+    PRELOAD_BENCH_ROUNDS=3 "$(dirname "$0")/preload_bench.sh" --cart "$build" $np -d 4 -n 5 -m 1 \
+        --ops alltoall,ialltoall 2>/dev/null
+else
+    echo "== 5. PMPI drop-in: skipped, $build has no neighbor_bench or libcartcoll_preload.so"
 fi
 echo
 echo "Results: $out/results.csv; plot: $out/speedup.png"

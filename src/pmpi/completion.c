@@ -70,9 +70,10 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
     if (!pl_on() || !request) return PMPI_Wait(request, status);
     pl_req *e = pl_find(*request);
     if (e && pl_is_persistent(e)) {
-        while (pl_state(e) == PL_ACTIVE) pl_drive();
+        while (pl_state(e) == PL_ACTIVE && !pl_wait(e)) pl_drive();
         return pl_complete(e, status);
     }
+    if (e && pl_wait(e)) return PMPI_Wait(request, status); /* complete now: MPI only collects it */
     while (must_drive(e != NULL)) {
         int flag = 0;
         pl_drive();
@@ -115,6 +116,13 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
 {
     if (!pl_on() || count <= 0 || !requests || !pl_any()) return PMPI_Waitall(count, requests, statuses);
+    /* The drop-in's operations first, each with Cart_wait (which advances
+     * the others, and MPI the program's own requests); what is left is
+     * MPI's or advanced by another thread. */
+    for (int i = 0; i < count; i++) {
+        pl_req *e = pl_find(requests[i]);
+        if (e) pl_wait(e);
+    }
     for (;;) {
         int mine, done, active = scan(count, requests, &mine, &done);
         if (!active && !must_drive(mine))

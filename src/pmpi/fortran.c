@@ -5,38 +5,45 @@
  * does not reach Fortran programs: the drop-in defines the Fortran symbols
  * of the calls it accelerates itself -- every spelling compilers use
  * (mpi_x, mpi_x_, mpi_x__, MPI_X) -- converts the handles and calls its C
- * entry points.  Covered: MPI_Dist_graph_create_adjacent,
+ * entry points.  This file: MPI_Dist_graph_create_adjacent,
  * MPI_Dist_graph_create, MPI_Cart_create (counted), the five blocking
- * MPI_Neighbor_* and MPI_Finalize (the report).  Open MPI's non-blocking
- * Fortran MPI_Ineighbor_* stay MPI's (not accelerated); `use mpi_f08` goes
- * through other symbols (mpi_neighbor_alltoall_f08_ -> ompi_neighbor_
- * alltoall_f -> PMPI_, pmpi_dist_graph_create_adjacent_), which the drop-in
- * leaves alone.
+ * MPI_Neighbor_* and MPI_Finalize (the report); fortran_requests.c: the
+ * five MPI_Ineighbor_*, the calls that complete, free or cancel requests
+ * (Open MPI's Fortran MPI_Wait would call PMPI_Wait on the drop-in's
+ * generalized request, which only the drop-in completes), the blocking
+ * point-to-point calls (progress while the program waits) and
+ * MPI_Comm_free.  Open MPI 4.1 has no MPI-4 persistent neighbourhood
+ * collectives (only MPIX_, left to MPI).
  *
- * MPICH's Fortran bindings (libmpifort) call the C MPI_ functions, which
- * the drop-in already intercepts; defining the Fortran symbols there would
- * only replace MPICH's own conversions, so this file is empty unless
- * built against Open MPI (the drop-in is built for one MPI's ABI; the
- * choice is made at compile time from mpi.h).
+ * `use mpi_f08` (libmpi_usempif08) calls Open MPI's internal ompi_x_f,
+ * the same code as mpi_x_, for most of these and the profiling spelling
+ * pmpi_x_ for the rest (the topology constructors, MPI_Test*,
+ * MPI_Request_get_status); it imports both from libmpi_mpifh, so the
+ * drop-in defines them too (fortran.h: FORTRAN_NAMES,
+ * FORTRAN_F08_PMPI_NAME) and mpi_f08 programs are accelerated as well.
+ *
+ * MPICH's Fortran bindings (libmpifort, mpi_f08 included) call the C MPI_
+ * functions, which the drop-in already intercepts; defining the Fortran
+ * symbols there would only replace MPICH's own conversions, so these
+ * files are empty unless built against Open MPI (the drop-in is built for
+ * one MPI's ABI; the choice is made at compile time from mpi.h).
  *
  * Fortran sentinels are addresses of Open MPI's common blocks
  * (mpi_fortran_bottom_, mpi_fortran_in_place_, mpi_fortran_unweighted_,
- * mpi_fortran_weights_empty_), looked up at run time so that a renamed
- * symbol degrades to "no sentinel" instead of a failed load. */
-#define _GNU_SOURCE /* RTLD_DEFAULT */
-#include "pmpi/preload.h"
+ * mpi_fortran_weights_empty_, mpi_fortran_status[es]_ignore_), looked up
+ * at run time so that a renamed symbol degrades to "no sentinel" instead
+ * of a failed load. */
+#define _GNU_SOURCE /* RTLD_DEFAULT, RTLD_NEXT */
+#include "pmpi/fortran.h"
 
 #ifdef OPEN_MPI
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-_Static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER arrays are passed to C as int arrays");
-
 static pthread_once_t sentinels_once = PTHREAD_ONCE_INIT;
-static const void *f_bottom, *f_in_place, *f_unweighted, *f_weights_empty;
+static const void *f_bottom, *f_in_place, *f_unweighted, *f_weights_empty, *f_status_ignore, *f_statuses_ignore;
 
 static const void *common_block(const char *name)
 {
@@ -56,9 +63,11 @@ static void find_sentinels(void)
     f_in_place = common_block("mpi_fortran_in_place");
     f_unweighted = common_block("mpi_fortran_unweighted");
     f_weights_empty = common_block("mpi_fortran_weights_empty");
+    f_status_ignore = common_block("mpi_fortran_status_ignore");
+    f_statuses_ignore = common_block("mpi_fortran_statuses_ignore");
 }
 
-static const void *sbuf(const void *b)
+const void *pl_f_sbuf(const void *b)
 {
     pthread_once(&sentinels_once, find_sentinels);
     if (b && b == f_bottom) return MPI_BOTTOM;
@@ -66,13 +75,13 @@ static const void *sbuf(const void *b)
     return b;
 }
 
-static void *rbuf(void *b)
+void *pl_f_rbuf(void *b)
 {
     pthread_once(&sentinels_once, find_sentinels);
     return b && b == f_bottom ? MPI_BOTTOM : b;
 }
 
-static const int *weights(const MPI_Fint *w)
+const int *pl_f_weights(const MPI_Fint *w)
 {
     pthread_once(&sentinels_once, find_sentinels);
     if (w && (const void *)w == f_unweighted) return MPI_UNWEIGHTED;
@@ -80,28 +89,21 @@ static const int *weights(const MPI_Fint *w)
     return w;
 }
 
-/* CARTCOLL_PRELOAD=off: Open MPI's own binding of the same name runs (the
- * drop-in changes nothing then); the gfortran spelling names it, Open MPI
- * defines all spellings at one address.  Falls through to the drop-in's
- * conversion if it cannot be found. */
-#define OFF_GOES_TO_MPI(impl, sym, ...)                                \
-    do {                                                               \
-        if (!pl_on()) {                                                \
-            static __typeof__(impl) *next_;                            \
-            if (!next_) *(void **)(&next_) = dlsym(RTLD_NEXT, sym);    \
-            if (next_ && next_ != impl) {                              \
-                next_(__VA_ARGS__);                                    \
-                return;                                                \
-            }                                                          \
-        }                                                              \
-    } while (0)
+int pl_f_status_ignored(const MPI_Fint *s)
+{
+    pthread_once(&sentinels_once, find_sentinels);
+    return !s || (const void *)s == f_status_ignore;
+}
 
-/* All four spellings of a Fortran name for one implementation. */
-#define FORTRAN_NAMES(impl, lower, upper)                                    \
-    extern __typeof__(impl) lower __attribute__((alias(#impl)));            \
-    extern __typeof__(impl) lower##_ __attribute__((alias(#impl)));         \
-    extern __typeof__(impl) lower##__ __attribute__((alias(#impl)));        \
-    extern __typeof__(impl) upper __attribute__((alias(#impl)))
+int pl_f_statuses_ignored(const MPI_Fint *s)
+{
+    pthread_once(&sentinels_once, find_sentinels);
+    return !s || (const void *)s == f_statuses_ignore;
+}
+
+#define sbuf pl_f_sbuf
+#define rbuf pl_f_rbuf
+#define weights pl_f_weights
 
 /* ---- constructors -------------------------------------------------------- */
 
@@ -119,7 +121,8 @@ static void f_dist_graph_create_adjacent(MPI_Fint *comm_old, MPI_Fint *indegree,
     if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c);
     *ierror = rc;
 }
-FORTRAN_NAMES(f_dist_graph_create_adjacent, mpi_dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT);
+FORTRAN_NAMES(f_dist_graph_create_adjacent, dist_graph_create_adjacent, MPI_DIST_GRAPH_CREATE_ADJACENT);
+FORTRAN_F08_PMPI_NAME(f_dist_graph_create_adjacent, dist_graph_create_adjacent);
 
 static void f_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sources, MPI_Fint *degrees,
                                 MPI_Fint *destinations, MPI_Fint *w, MPI_Fint *info, MPI_Fint *reorder,
@@ -133,7 +136,8 @@ static void f_dist_graph_create(MPI_Fint *comm_old, MPI_Fint *n, MPI_Fint *sourc
     if (rc == MPI_SUCCESS) *comm_dist_graph = PMPI_Comm_c2f(c);
     *ierror = rc;
 }
-FORTRAN_NAMES(f_dist_graph_create, mpi_dist_graph_create, MPI_DIST_GRAPH_CREATE);
+FORTRAN_NAMES(f_dist_graph_create, dist_graph_create, MPI_DIST_GRAPH_CREATE);
+FORTRAN_F08_PMPI_NAME(f_dist_graph_create, dist_graph_create);
 
 /* LOGICAL periods(ndims) become ints. */
 static void f_cart_create(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, MPI_Fint *periods, MPI_Fint *reorder,
@@ -154,7 +158,8 @@ static void f_cart_create(MPI_Fint *comm_old, MPI_Fint *ndims, MPI_Fint *dims, M
     if (rc == MPI_SUCCESS) *comm_cart = PMPI_Comm_c2f(c);
     *ierror = rc;
 }
-FORTRAN_NAMES(f_cart_create, mpi_cart_create, MPI_CART_CREATE);
+FORTRAN_NAMES(f_cart_create, cart_create, MPI_CART_CREATE);
+FORTRAN_F08_PMPI_NAME(f_cart_create, cart_create);
 
 /* ---- the blocking neighbourhood collectives ------------------------------ */
 
@@ -166,7 +171,7 @@ static void f_neighbor_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
     *ierror = MPI_Neighbor_allgather(sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), rbuf(recvbuf),
                                      *recvcount, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
 }
-FORTRAN_NAMES(f_neighbor_allgather, mpi_neighbor_allgather, MPI_NEIGHBOR_ALLGATHER);
+FORTRAN_NAMES(f_neighbor_allgather, neighbor_allgather, MPI_NEIGHBOR_ALLGATHER);
 
 static void f_neighbor_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                                   MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
@@ -177,7 +182,7 @@ static void f_neighbor_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *
     *ierror = MPI_Neighbor_allgatherv(sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), rbuf(recvbuf),
                                       recvcounts, displs, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
 }
-FORTRAN_NAMES(f_neighbor_allgatherv, mpi_neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV);
+FORTRAN_NAMES(f_neighbor_allgatherv, neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV);
 
 static void f_neighbor_alltoall(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
                                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *ierror)
@@ -187,7 +192,7 @@ static void f_neighbor_alltoall(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *se
     *ierror = MPI_Neighbor_alltoall(sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), rbuf(recvbuf), *recvcount,
                                     PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
 }
-FORTRAN_NAMES(f_neighbor_alltoall, mpi_neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL);
+FORTRAN_NAMES(f_neighbor_alltoall, neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL);
 
 static void f_neighbor_alltoallv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
                                  void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
@@ -198,11 +203,9 @@ static void f_neighbor_alltoallv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *
     *ierror = MPI_Neighbor_alltoallv(sbuf(sendbuf), sendcounts, sdispls, PMPI_Type_f2c(*sendtype), rbuf(recvbuf),
                                      recvcounts, rdispls, PMPI_Type_f2c(*recvtype), PMPI_Comm_f2c(*comm));
 }
-FORTRAN_NAMES(f_neighbor_alltoallv, mpi_neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV);
+FORTRAN_NAMES(f_neighbor_alltoallv, neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV);
 
-/* The in- and out-degree of c, for the length of the w variants' type
- * arrays (0 without a topology: the call then fails as MPI's would). */
-static void degrees(MPI_Comm c, int *in, int *out)
+void pl_f_degrees(MPI_Comm c, int *in, int *out)
 {
     int topo = MPI_UNDEFINED, w = 0;
     *in = *out = 0;
@@ -229,7 +232,7 @@ static void f_neighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *
                     recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
     MPI_Comm c = PMPI_Comm_f2c(*comm);
     int in, out;
-    degrees(c, &in, &out);
+    pl_f_degrees(c, &in, &out);
     MPI_Datatype *t = malloc(sizeof(MPI_Datatype) * (size_t)(in + out + 1));
     if (!t) {
         PMPI_Comm_call_errhandler(c, MPI_ERR_NO_MEM);
@@ -242,7 +245,7 @@ static void f_neighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *
                                      t + out, c);
     free(t);
 }
-FORTRAN_NAMES(f_neighbor_alltoallw, mpi_neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW);
+FORTRAN_NAMES(f_neighbor_alltoallw, neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW);
 
 /* ---- the report ------------------------------------------------------------ */
 
@@ -251,7 +254,7 @@ static void f_finalize(MPI_Fint *ierror)
     OFF_GOES_TO_MPI(f_finalize, "mpi_finalize_", ierror);
     *ierror = MPI_Finalize();
 }
-FORTRAN_NAMES(f_finalize, mpi_finalize, MPI_FINALIZE);
+FORTRAN_NAMES(f_finalize, finalize, MPI_FINALIZE);
 
 #else
 

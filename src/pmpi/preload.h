@@ -82,6 +82,11 @@ int pl_is_persistent(const pl_req *e);
  * finished (non-blocking: MPI_Grequest_complete; persistent: PL_DONE). */
 void pl_drive(void);
 
+/* Complete e's operation with Cart_wait (MPI_Wait on e alone): 1 when
+ * done (then e is as pl_drive leaves a finished one), 0 when e is not
+ * active or another thread advances it. */
+int pl_wait(pl_req *e);
+
 /* Whether a call must drive (`mine`: it involves requests of the
  * drop-in): something is pending and this is a program thread (one that
  * made, started or waited for a request of the drop-in; never cartcoll's

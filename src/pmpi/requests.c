@@ -319,6 +319,29 @@ static void step(pl_req *e)
     if (dead) free(e);
 }
 
+/* Cart_wait on e's operation, which advances every other cartcoll
+ * operation meanwhile and blocks in MPI once nothing else needs progress,
+ * as the Cart_ API's own wait does (driving with Cart_test and MPI_Test
+ * instead polls twice per round and adds microseconds to every wait on an
+ * oversubscribed machine).  0 if e is not active or another thread
+ * advances it: the caller then drives. */
+int pl_wait(pl_req *e)
+{
+    lock();
+    int take = e->state == PL_ACTIVE && !e->stepping;
+    if (take) e->stepping = 1;
+    unlock();
+    if (!take) return 0;
+    program_thread = 1;
+    int saved = pl_inside;
+    pl_inside = 1;
+    int rc = Cart_wait(&e->cr);
+    pl_inside = saved;
+    e->error = rc;
+    finished(e);
+    return 1;
+}
+
 void pl_drive(void)
 {
     static _Thread_local pl_req **snap;

@@ -1,6 +1,8 @@
 ! An unmodified Fortran MPI program for the PMPI drop-in test (run.sh runs
-! it with and without LD_PRELOAD=libcartcoll_preload.so).  Built twice:
-! with `use mpi` and, with -DUSE_MPIF, with include 'mpif.h'.
+! it with and without LD_PRELOAD=libcartcoll_preload.so).  Built three
+! times: with `use mpi`, with -DUSE_MPIF with include 'mpif.h', and with
+! -DUSE_F08 with `use mpi_f08` (handles and statuses are derived types
+! there: the macros below).
 !
 ! Communicators: a Moore torus graph by MPI_Dist_graph_create_adjacent with
 ! MPI_UNWEIGHTED; the same graph by MPI_Dist_graph_create, all edges given
@@ -9,11 +11,35 @@
 ! (weighted); a duplicate.  The weighted flags and periods MPI reports show
 ! whether the Fortran sentinels and LOGICALs arrived.  Calls: the five
 ! blocking MPI_Neighbor_* collectives, v/w with ragged block sizes,
-! alltoallw on MPI_BOTTOM with absolute addresses.  Oracle: MPI_Isend /
+! alltoallw on MPI_BOTTOM with absolute addresses; then the same five as
+! MPI_Ineighbor_*, each request in an array with the program's own
+! point-to-point requests (a message to itself), an MPI_Sendrecv ring
+! while it is pending, completed by one of nine methods (MPI_Waitall,
+! MPI_Wait in reverse, MPI_Waitany / Waitsome / Testall / Testany /
+! Testsome / Test loops, MPI_Request_get_status polling): every method
+! meets every collective kind across the communicators and repetitions;
+! with -DHAVE_PERSISTENT (MPI-4: MPICH) MPI_Neighbor_alltoall[w]_init too,
+! each started twice and completed the same ways.
+! Oracle: MPI_Isend /
 ! MPI_Irecv in list order (by direction on Cartesian communicators).
 ! Prints the report line the drop-in must print, and PASS or FAIL.
+#ifdef USE_F08
+#define COMM_T type(MPI_Comm)
+#define TYPE_T type(MPI_Datatype)
+#define REQ_T type(MPI_Request)
+#define SOURCE_OF(s) s%MPI_SOURCE
+#define SOURCE_AT(s, k) s(k)%MPI_SOURCE
+#else
+#define COMM_T integer
+#define TYPE_T integer
+#define REQ_T integer
+#define SOURCE_OF(s) s(MPI_SOURCE)
+#define SOURCE_AT(s, k) s(MPI_SOURCE, k)
+#endif
 program neighbor_f
-#ifndef USE_MPIF
+#ifdef USE_F08
+  use mpi_f08
+#elif !defined(USE_MPIF)
   use mpi
 #endif
   implicit none
@@ -22,10 +48,12 @@ program neighbor_f
 #endif
   integer, parameter :: m = 3, maxn = 64, ng = 5
   integer :: me, np, ierr, dims(2), t, k, rep, total
-  integer :: comms(ng), src(maxn), dst(maxn), wts(maxn), wts2(maxn)
+  COMM_T :: comms(ng)
+  integer :: src(maxn), dst(maxn), wts(maxn), wts2(maxn)
   logical :: stencil(ng), made(ng), periods(2), flag
   integer :: sbuf(maxn * m), rbuf(maxn * m), want(maxn * m)
-  integer :: scnt(maxn), sdis(maxn), rcnt(maxn), rdis(maxn), types(maxn)
+  integer :: scnt(maxn), sdis(maxn), rcnt(maxn), rdis(maxn)
+  TYPE_T :: types(maxn)
   integer(kind=MPI_ADDRESS_KIND) :: sadr(maxn), radr(maxn)
   integer :: failures = 0
   integer :: counts(4) = 0, sums(4)   ! seen, Cartesian, calls, accelerated
@@ -63,7 +91,7 @@ program neighbor_f
     if (made(k)) counts(1) = counts(1) + 1
     if (made(k) .and. stencil(k)) counts(2) = counts(2) + 1
     do rep = 0, 1
-      call run(comms(k), names(k), stencil(k), rep)
+      call run(comms(k), names(k), stencil(k), rep, k)
     end do
   end do
   do k = 1, ng
@@ -111,7 +139,7 @@ contains
   ! MPI_Dist_graph_create: rank 0 gives every edge (weighted), the others
   ! none (MPI_WEIGHTS_EMPTY).
   subroutine all_from_rank0(comm)
-    integer, intent(out) :: comm
+    COMM_T, intent(out) :: comm
     integer :: srcs(maxn), degs(maxn), dsts(maxn * 9), w(maxn * 9), u, r, c, a, b, n
     if (me == 0) then
       n = 0
@@ -138,7 +166,7 @@ contains
 
   ! u -> u+1 (mod p) and u -> 0, weighted.
   subroutine non_stencil(comm)
-    integer, intent(out) :: comm
+    COMM_T, intent(out) :: comm
     integer :: ns, u, nsrc(maxn), ndst(2), w2(2)
     ns = 0
     do u = 0, np - 1
@@ -159,7 +187,7 @@ contains
   end subroutine
 
   subroutine expect_weighted(comm, weighted, what)
-    integer, intent(in) :: comm
+    COMM_T, intent(in) :: comm
     logical, intent(in) :: weighted
     character(len=*), intent(in) :: what
     integer :: indeg, outdeg
@@ -175,7 +203,7 @@ contains
   end subroutine
 
   subroutine neighbours(comm, iscart, indeg, outdeg)
-    integer, intent(in) :: comm
+    COMM_T, intent(in) :: comm
     logical, intent(out) :: iscart
     integer, intent(out) :: indeg, outdeg
     integer :: topo, d, j
@@ -202,7 +230,8 @@ contains
   subroutine oracle(iscart, indeg, outdeg)
     logical, intent(in) :: iscart
     integer, intent(in) :: indeg, outdeg
-    integer :: req(2 * maxn), n, i, j, tag
+    REQ_T :: req(2 * maxn)
+    integer :: n, i, j, tag
     n = 0
     want = -1
     do j = 1, indeg
@@ -239,12 +268,126 @@ contains
     cnt = 1 + mod(u * 7 + v * 3, 3)
   end function
 
-  subroutine run(comm, name, st, rep)
-    integer, intent(in) :: comm, rep
+  ! MPI_Waitany/Testany's index when no request is active: MPI_UNDEFINED;
+  ! MPICH 4.0's Fortran binding adds 1 to it too (with or without the
+  ! drop-in).
+  logical function none_active(idx)
+    integer, intent(in) :: idx
+    none_active = idx == MPI_UNDEFINED .or. idx == MPI_UNDEFINED + 1
+  end function
+
+  ! Complete the collective's request creq by `method`, in an array with a
+  ! message to itself (receive first, send last) and after an MPI_Sendrecv
+  ! ring while it is pending.
+  subroutine complete(creq, method, what, where, persistent)
+    REQ_T, intent(inout) :: creq
+    integer, intent(in) :: method
+    logical, intent(in) :: persistent
+    character(len=*), intent(in) :: what, where
+    REQ_T :: req(3)
+    integer :: selfv, selfr, idx, outc, idxs(3), left, right, rv, sv, n, i
+    logical :: flag
+#ifdef USE_F08
+    type(MPI_Status) :: st1, sts(3)
+#else
+    integer :: st1(MPI_STATUS_SIZE), sts(MPI_STATUS_SIZE, 3)
+#endif
+    selfv = 4242 + me
+    selfr = -1
+    call MPI_Irecv(selfr, 1, MPI_INTEGER, me, 55, MPI_COMM_WORLD, req(1), ierr)
+    req(2) = creq
+    call MPI_Isend(selfv, 1, MPI_INTEGER, me, 55, MPI_COMM_WORLD, req(3), ierr)
+    right = mod(me + 1, np)
+    left = mod(me - 1 + np, np)
+    sv = 100 + me
+    rv = -1
+    call MPI_Sendrecv(sv, 1, MPI_INTEGER, right, 56, rv, 1, MPI_INTEGER, left, 56, MPI_COMM_WORLD, st1, ierr)
+    if (rv /= 100 + left .or. SOURCE_OF(st1) /= left) call fail(what // ': MPI_Sendrecv while it was pending', where)
+    n = 3
+    select case (method)
+    case (0)
+      call MPI_Waitall(3, req, sts, ierr)
+      if (SOURCE_AT(sts, 1) /= me) call fail(what // ': MPI_Waitall: the status of the receive', where)
+    case (1)
+      do i = 3, 1, -1
+        call MPI_Wait(req(i), st1, ierr)
+        if (i == 1 .and. SOURCE_OF(st1) /= me) call fail(what // ': MPI_Wait: the status of the receive', where)
+      end do
+    case (2)
+      n = 0
+      do
+        call MPI_Waitany(3, req, idx, st1, ierr)
+        if (none_active(idx)) exit
+        n = n + 1
+        if (idx == 1 .and. SOURCE_OF(st1) /= me) call fail(what // ': MPI_Waitany: the status of the receive', where)
+      end do
+    case (3, 6)
+      n = 0
+      do
+        if (method == 3) then
+          call MPI_Waitsome(3, req, outc, idxs, sts, ierr)
+        else
+          call MPI_Testsome(3, req, outc, idxs, sts, ierr)
+        end if
+        if (outc == MPI_UNDEFINED) exit
+        do i = 1, outc
+          if (idxs(i) == 1 .and. SOURCE_AT(sts, i) /= me) &
+            call fail(what // ': MPI_Waitsome/Testsome: the status of the receive', where)
+        end do
+        n = n + outc
+      end do
+    case (4)
+      flag = .false.
+      do while (.not. flag)
+        call MPI_Testall(3, req, flag, sts, ierr)
+      end do
+      if (SOURCE_AT(sts, 1) /= me) call fail(what // ': MPI_Testall: the status of the receive', where)
+    case (5)
+      n = 0
+      do
+        call MPI_Testany(3, req, idx, flag, st1, ierr)
+        if (flag .and. none_active(idx)) exit
+        if (.not. flag) cycle
+        n = n + 1
+        if (idx == 1 .and. SOURCE_OF(st1) /= me) call fail(what // ': MPI_Testany: the status of the receive', where)
+      end do
+    case (7)
+      do i = 1, 3
+        flag = .false.
+        do while (.not. flag)
+          call MPI_Test(req(i), flag, st1, ierr)
+        end do
+        if (i == 1 .and. SOURCE_OF(st1) /= me) call fail(what // ': MPI_Test: the status of the receive', where)
+      end do
+    case default
+      flag = .false.
+      do while (.not. flag)
+        call MPI_Request_get_status(req(2), flag, st1, ierr)
+      end do
+      call MPI_Waitall(3, req, MPI_STATUSES_IGNORE, ierr)
+    end select
+    if (n /= 3) call fail(what // ': not three completions', where)
+    do i = 1, 3
+      if (i == 2 .and. persistent) then
+        if (req(i) == MPI_REQUEST_NULL) call fail(what // ': a persistent request became MPI_REQUEST_NULL', where)
+      else if (req(i) /= MPI_REQUEST_NULL) then
+        call fail(what // ': a completed request is not MPI_REQUEST_NULL', where)
+      end if
+    end do
+    if (selfr /= selfv) call fail(what // ': the message to itself did not arrive', where)
+    creq = req(2)
+  end subroutine
+
+  ! Each collective blocking, then non-blocking completed by a method that
+  ! changes with the collective, the repetition and the communicator.
+  subroutine run(comm, name, st, rep, k)
+    COMM_T, intent(in) :: comm
+    integer, intent(in) :: rep, k
     character(len=*), intent(in) :: name
     logical, intent(in) :: st
     logical :: iscart
     integer :: indeg, outdeg, i, j, e, at, sc
+    REQ_T :: creq
     call neighbours(comm, iscart, indeg, outdeg)
     ! alltoall: m ints per block
     do i = 1, outdeg
@@ -262,12 +405,31 @@ contains
     rbuf = -1
     call MPI_Neighbor_alltoall(sbuf, m, MPI_INTEGER, rbuf, m, MPI_INTEGER, comm, ierr)
     call compare('MPI_Neighbor_alltoall', name, indeg * m)
+    rbuf = -1
+    call MPI_Ineighbor_alltoall(sbuf, m, MPI_INTEGER, rbuf, m, MPI_INTEGER, comm, creq, ierr)
+    call complete(creq, mod(0 + 5 * rep + 3 * k, 9), 'MPI_Ineighbor_alltoall', name, .false.)
+    call compare('MPI_Ineighbor_alltoall', name, indeg * m)
+#ifdef HAVE_PERSISTENT
+    ! MPI-4: persistent, started twice, completed by two more methods
+    call MPI_Neighbor_alltoall_init(sbuf, m, MPI_INTEGER, rbuf, m, MPI_INTEGER, comm, MPI_INFO_NULL, creq, ierr)
+    do i = 1, 2
+      rbuf = -1
+      call MPI_Start(creq, ierr)
+      call complete(creq, mod(i + 5 * rep + 3 * k, 9), 'MPI_Neighbor_alltoall_init', name, .true.)
+      call compare('MPI_Neighbor_alltoall_init', name, indeg * m)
+    end do
+    call MPI_Request_free(creq, ierr)
+#endif
     ! allgather: the first block to everyone
     sdis(1:outdeg) = 0
     call oracle(iscart, indeg, outdeg)
     rbuf = -1
     call MPI_Neighbor_allgather(sbuf, m, MPI_INTEGER, rbuf, m, MPI_INTEGER, comm, ierr)
     call compare('MPI_Neighbor_allgather', name, indeg * m)
+    rbuf = -1
+    call MPI_Ineighbor_allgather(sbuf, m, MPI_INTEGER, rbuf, m, MPI_INTEGER, comm, creq, ierr)
+    call complete(creq, mod(1 + 5 * rep + 3 * k, 9), 'MPI_Ineighbor_allgather', name, .false.)
+    call compare('MPI_Ineighbor_allgather', name, indeg * m)
     ! alltoallv: ragged counts, blocks in reverse order
     at = 0
     do i = outdeg, 1, -1
@@ -290,6 +452,10 @@ contains
     rbuf = -1
     call MPI_Neighbor_alltoallv(sbuf, scnt, sdis, MPI_INTEGER, rbuf, rcnt, rdis, MPI_INTEGER, comm, ierr)
     call compare('MPI_Neighbor_alltoallv', name, at)
+    rbuf = -1
+    call MPI_Ineighbor_alltoallv(sbuf, scnt, sdis, MPI_INTEGER, rbuf, rcnt, rdis, MPI_INTEGER, comm, creq, ierr)
+    call complete(creq, mod(2 + 5 * rep + 3 * k, 9), 'MPI_Ineighbor_alltoallv', name, .false.)
+    call compare('MPI_Ineighbor_alltoallv', name, at)
     ! alltoallw on MPI_BOTTOM: absolute addresses
     do i = 1, outdeg
       call MPI_Get_address(sbuf(sdis(i) + 1), sadr(i), ierr)
@@ -303,6 +469,21 @@ contains
     ! MPI_F_SYNC_REG, whose MPICH 4.0 version writes an ierror argument)
     call MPI_Neighbor_alltoallw(MPI_BOTTOM, scnt, sadr, types, MPI_BOTTOM, rcnt, radr, types, comm, ierr)
     call compare('MPI_Neighbor_alltoallw (MPI_BOTTOM)', name, at)
+    rbuf = -1
+    call MPI_Ineighbor_alltoallw(MPI_BOTTOM, scnt, sadr, types, MPI_BOTTOM, rcnt, radr, types, comm, creq, ierr)
+    call complete(creq, mod(3 + 5 * rep + 3 * k, 9), 'MPI_Ineighbor_alltoallw (MPI_BOTTOM)', name, .false.)
+    call compare('MPI_Ineighbor_alltoallw (MPI_BOTTOM)', name, at)
+#ifdef HAVE_PERSISTENT
+    call MPI_Neighbor_alltoallw_init(MPI_BOTTOM, scnt, sadr, types, MPI_BOTTOM, rcnt, radr, types, comm, &
+                                     MPI_INFO_NULL, creq, ierr)
+    do i = 1, 2
+      rbuf = -1
+      call MPI_Start(creq, ierr)
+      call complete(creq, mod(i + 4 + 5 * rep + 3 * k, 9), 'MPI_Neighbor_alltoallw_init (MPI_BOTTOM)', name, .true.)
+      call compare('MPI_Neighbor_alltoallw_init (MPI_BOTTOM)', name, at)
+    end do
+    call MPI_Request_free(creq, ierr)
+#endif
     ! allgatherv: the send count differs from process to process
     sc = 1 + mod(me, 3)
     scnt(1:outdeg) = sc
@@ -318,8 +499,16 @@ contains
     rbuf = -1
     call MPI_Neighbor_allgatherv(sbuf, sc, MPI_INTEGER, rbuf, rcnt, rdis, MPI_INTEGER, comm, ierr)
     call compare('MPI_Neighbor_allgatherv', name, at)
-    counts(3) = counts(3) + 5
-    if (st) counts(4) = counts(4) + 5
+    rbuf = -1
+    call MPI_Ineighbor_allgatherv(sbuf, sc, MPI_INTEGER, rbuf, rcnt, rdis, MPI_INTEGER, comm, creq, ierr)
+    call complete(creq, mod(4 + 5 * rep + 3 * k, 9), 'MPI_Ineighbor_allgatherv', name, .false.)
+    call compare('MPI_Ineighbor_allgatherv', name, at)
+    counts(3) = counts(3) + 10
+    if (st) counts(4) = counts(4) + 10
+#ifdef HAVE_PERSISTENT
+    counts(3) = counts(3) + 4
+    if (st) counts(4) = counts(4) + 4
+#endif
   end subroutine
 
 end program neighbor_f
