@@ -830,7 +830,9 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     is the thread that made the request, else at the next Cart_test /
  *     Cart_wait / Cart_parrived); receives are posted at Cart_start, and
  *     Cart_parrived reports a receive partition as soon as the messages
- *     covering it have arrived.  Under MPI_THREAD_MULTIPLE the library's
+ *     covering it have arrived.  A partition to the process itself (an
+ *     offset that wraps onto it) is copied by the marking thread at once,
+ *     at any thread level (no MPI call).  Under MPI_THREAD_MULTIPLE the library's
  *     progress thread is started (it sleeps while no operation is active)
  *     so that early messages move while threads compute.  A forced
  *     COMBINING or TORUS algorithm (info, environment) takes the general

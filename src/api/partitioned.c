@@ -401,16 +401,31 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
         p->rcount = (int)rcnt;
         p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsend + 1));
         p->sstarted = cc_alloc_zarray((size_t)nsend + 1, sizeof *p->sstarted);
+        p->kself = cc_alloc_zarray((size_t)nsend + 1, 1);
         p->rfirst = malloc(sizeof(int) * ((size_t)t + 1));
         int nm = 0;
         for (int i = 0; i < t; i++) nm += theirs[i];
         p->rreq = malloc(sizeof(MPI_Request) * ((size_t)nm + 1));
-        if (!p->sreq || !p->sstarted || !p->rfirst || !p->rreq) rc = MPI_ERR_NO_MEM;
+        if (!p->sreq || !p->sstarted || !p->kself || !p->rfirst || !p->rreq) rc = MPI_ERR_NO_MEM;
         MPI_Aint lb, ext;
         MPI_Type_get_extent(type, &lb, &ext);
-        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++) p->sreq[k] = MPI_REQUEST_NULL;
+        /* Blocks to this process itself (an offset that wraps onto it: then
+         * R - N[i] = R too, and the receive block has the send block's
+         * partitioning) are copied partition by partition when marked,
+         * partition k of the send buffer to the same place of the receive
+         * buffer: no message. */
+        int me = 0;
+        MPI_Comm_rank(comm, &me);
+        p->sbase = sendbuf;
+        p->rbase = recvbuf;
+        p->pbytes = (size_t)sc * (size_t)ext;
+        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++) {
+            p->sreq[k] = MPI_REQUEST_NULL;
+            p->kself[k] = dst[k / sp] == me;
+        }
         for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++)
-            rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)k * sc * ext, (int)sc, type, dst[k / sp], k % sp +
+            if (!p->kself[k])
+                rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)k * sc * ext, (int)sc, type, dst[k / sp], k % sp +
                                (k / sp) * sp, p->pcomm, &p->sreq[k]);
         p->nrmsg = 0;
         for (int i = 0; rc == MPI_SUCCESS && i <= t; i++) {
@@ -419,7 +434,8 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
             int per = (int)(rblock / theirs[i]);
             for (int m = 0; rc == MPI_SUCCESS && m < theirs[i]; m++) {
                 p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
-                rc = MPI_Recv_init((char *)recvbuf + ((MPI_Aint)i * rblock + (MPI_Aint)m * per) * ext, per, type,
+                if (src[i] != me)
+                    rc = MPI_Recv_init((char *)recvbuf + ((MPI_Aint)i * rblock + (MPI_Aint)m * per) * ext, per, type,
                                    src[i], i * theirs[i] + m, p->pcomm, &p->rreq[p->nrmsg]);
                 p->nrmsg++;
             }

@@ -24,6 +24,7 @@ void cc_part_free(cc_part *p)
     }
     free(p->sreq);
     free(p->sstarted);
+    free(p->kself);
     free(p->rreq);
     free(p->rfirst);
     free(p->soff);
@@ -102,12 +103,19 @@ static int start_inner(Cart_request r)
 }
 
 /* Early bird: start the send of partition k once (any thread allowed to
- * call MPI). */
+ * call MPI; any thread at all for a partition to this process itself,
+ * which is copied here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)). */
 static int start_send(Cart_request r, int k)
 {
     cc_part *p = r->part;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&p->sstarted[k], &expect, 1)) return MPI_SUCCESS;
+    if (p->kself[k]) {
+        memcpy(p->rbase + (size_t)k * p->pbytes, p->sbase + (size_t)k * p->pbytes, p->pbytes);
+        atomic_store(&p->sstarted[k], 2);
+        atomic_fetch_add(&p->nstarted, 1);
+        return MPI_SUCCESS;
+    }
     int rc = MPI_Start(&p->sreq[k]);
     if (rc != MPI_SUCCESS) r->error = rc;
     atomic_fetch_add(&p->nstarted, 1);
@@ -127,7 +135,9 @@ int cc_part_start(Cart_request r)
         for (int k = 0; k < p->nsend; k++) atomic_store(&p->sstarted[k], 0);
         atomic_store(&p->nstarted, 0);
         atomic_store(&p->started, 1);
-        int rc = p->nrmsg > 0 ? MPI_Startall(p->nrmsg, p->rreq) : MPI_SUCCESS;
+        int rc = MPI_SUCCESS;
+        for (int m = 0; m < p->nrmsg && rc == MPI_SUCCESS; m++) /* (none from this process itself) */
+            if (p->rreq[m] != MPI_REQUEST_NULL) rc = MPI_Start(&p->rreq[m]);
         if (rc != MPI_SUCCESS) r->error = rc, r->state = CC_REQ_DONE;
         return rc;
     }
@@ -271,8 +281,9 @@ static int mark(Cart_request r, const char *who, int k, int dest)
         return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready", who, k);
     if (p->direct) {
         atomic_fetch_add(&p->nready, want);
-        /* early bird: it leaves now, from this thread where it may call MPI */
-        if (p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, k);
+        /* early bird: it leaves now, from this thread where it may call MPI
+         * (or needs none: a copy to this process itself) */
+        if (p->kself[k] || p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, k);
         return MPI_SUCCESS;
     }
     maybe_start(r, want);
@@ -399,7 +410,10 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         if (per > 0) lo = q * p->rcount / per, hi = ((q + 1) * p->rcount - 1) / per + 1;
         if (hi > nm) hi = nm;
         int ok = 0, rc = MPI_SUCCESS;
-        if (p->multiple || pthread_equal(pthread_self(), p->owner)) {
+        if (p->kself[p->soff[j]]) { /* from this process itself: copied by the marking thread */
+            ok = 1;
+            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[p->soff[j] + m]) == 2;
+        } else if (p->multiple || pthread_equal(pthread_self(), p->owner)) {
             ok = 1;
             if (hi > lo) rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
         }

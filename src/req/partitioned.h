@@ -10,7 +10,10 @@
  *     call MPI (MPI_THREAD_MULTIPLE, or the thread that made the request),
  *     else in the next progress call -- and one persistent receive per
  *     partition of each source, posted at Cart_start; a receive partition
- *     has arrived when the messages covering it have;
+ *     has arrived when the messages covering it have.  Partitions a process
+ *     sends to itself (offsets that wrap onto it) are copied by the marking
+ *     thread at once, whatever the thread level: no MPI call, no wait for
+ *     progress;
  *   - otherwise the request wraps the persistent request of the same
  *     collective on the whole buffers and starts it once every send
  *     partition of this process is ready -- in the progress of Cart_test,
@@ -65,6 +68,10 @@ typedef struct cc_part {
     int *rfirst;            /* nsrc + 1: first receive of source j */
     int rblock;             /* elements of one receive block */
     int rcount;             /* elements of one receive partition */
+    unsigned char *kself;   /* nsend: the partition goes to this process itself (copied, no MPI) */
+    const char *sbase;      /* the send buffer and ... */
+    char *rbase;            /* ... the receive buffer, for those copies */
+    size_t pbytes;          /* bytes of one send partition */
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */
