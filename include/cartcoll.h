@@ -822,9 +822,10 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *
  * Transport of this release (planned in _init; a started operation
  * allocates nothing and creates no MPI objects):
- *   - EARLY BIRD for Cart_palltoall_init on Cart_neighborhood_create
- *     communicators (one predefined datatype on both sides, algorithm
- *     auto or direct): one persistent message per send partition on a
+ *   - EARLY BIRD for Cart_palltoall_init and Cart_pallgather_init on
+ *     Cart_neighborhood_create communicators (one predefined datatype on
+ *     both sides, not MPI_IN_PLACE, algorithm auto or direct): one
+ *     persistent message per send partition and destination on a
  *     duplicate of the communicator, started as soon as the partition is
  *     marked (by the marking thread under MPI_THREAD_MULTIPLE or when it
  *     is the thread that made the request, else at the next Cart_test /

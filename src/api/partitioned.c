@@ -286,6 +286,11 @@ int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Co
 
 /* ---- allgather, alltoall ---------------------------------------------- */
 
+static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                      void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                      int wanted, int *made, Cart_request *request);
+static int early_bird_wanted(MPI_Info info, const char *who);
+
 int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info info, Cart_request *request)
@@ -299,6 +304,16 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
+    if (rc == MPI_SUCCESS && w.nbh) {
+        /* the early bird: each partition to every neighbour as soon as it is ready */
+        int made = 0;
+        rc = early_bird(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                        comm, &w, early_bird_wanted(info, who), &made, request);
+        if (rc != MPI_SUCCESS || made) {
+            Cart_request_free(&inner);
+            return rc;
+        }
+    }
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.outdeg);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
@@ -337,16 +352,18 @@ static int all_agree(MPI_Comm c, int yes)
 }
 
 /* One persistent send per send partition to out-neighbour i (tag: the
- * partition's number), one persistent receive per partition of each
- * in-neighbour j (its sender's partitioning, exchanged here): the block of
- * offset i leaves R towards R + N[i] and arrives as block i there, so both
- * sides number the edge's messages alike.  Only on Cart_neighborhood_create
+ * message's number i * sp + k for partition k of block i; gather: the
+ * allgather's one buffer, partition k to every out-neighbour), one
+ * persistent receive per partition of each in-neighbour j (its sender's
+ * partitioning, exchanged here): the block of offset i leaves R towards
+ * R + N[i] and arrives as block i there, so both sides number the edge's
+ * messages alike.  Only on Cart_neighborhood_create
  * communicators (no permuted blocks), with one predefined datatype on both
  * sides, when every process qualifies; else *made = 0 and the caller takes
  * the general transport.  Collective. */
-static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type, void *recvbuf,
-                      int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w, int wanted,
-                      int *made, Cart_request *request)
+static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                      void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                      int wanted, int *made, Cart_request *request)
 {
     *made = 0;
     int t = 0;
@@ -383,12 +400,12 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
         MPI_Comm_free(&pc);
         return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error(comm, MPI_ERR_OTHER, "%s: setting up failed", who);
     }
-    int nsend = t * sp, nrecv = t * rp;
+    int nsend = gather ? sp : t * sp, nrecv = t * rp, nsmsg = t * sp;
     int *soff = malloc(sizeof(int) * ((size_t)t + 1)), *roff = malloc(sizeof(int) * ((size_t)t + 1));
     for (int i = 0; soff && roff && i <= t; i++) soff[i] = i * sp, roff[i] = i * rp;
     Cart_request r = CART_REQUEST_NULL;
-    rc = soff && roff ? cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, CC_PART_BLOCKS, t, nsend, soff, t,
-                                            nrecv, roff, 0)
+    rc = soff && roff ? cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, gather ? CC_PART_WHOLE : CC_PART_BLOCKS,
+                                            t, nsend, soff, t, nrecv, roff, 0)
                       : MPI_ERR_NO_MEM;
     free(soff);
     free(roff);
@@ -399,14 +416,17 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
         pc = MPI_COMM_NULL;
         p->rblock = (int)rblock;
         p->rcount = (int)rcnt;
-        p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsend + 1));
-        p->sstarted = cc_alloc_zarray((size_t)nsend + 1, sizeof *p->sstarted);
-        p->kself = cc_alloc_zarray((size_t)nsend + 1, 1);
+        p->nsmsg = nsmsg;
+        p->spb = sp;
+        p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsmsg + 1));
+        p->sstarted = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->sstarted);
+        p->mmark = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->mmark);
+        p->kself = cc_alloc_zarray((size_t)nsmsg + 1, 1);
         p->rfirst = malloc(sizeof(int) * ((size_t)t + 1));
         int nm = 0;
         for (int i = 0; i < t; i++) nm += theirs[i];
         p->rreq = malloc(sizeof(MPI_Request) * ((size_t)nm + 1));
-        if (!p->sreq || !p->sstarted || !p->kself || !p->rfirst || !p->rreq) rc = MPI_ERR_NO_MEM;
+        if (!p->sreq || !p->sstarted || !p->mmark || !p->kself || !p->rfirst || !p->rreq) rc = MPI_ERR_NO_MEM;
         MPI_Aint lb, ext;
         MPI_Type_get_extent(type, &lb, &ext);
         /* Blocks to this process itself (an offset that wraps onto it: then
@@ -419,14 +439,15 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
         p->sbase = sendbuf;
         p->rbase = recvbuf;
         p->pbytes = (size_t)sc * (size_t)ext;
-        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++) {
+        for (int k = 0; rc == MPI_SUCCESS && k < nsmsg; k++) {
             p->sreq[k] = MPI_REQUEST_NULL;
             p->kself[k] = dst[k / sp] == me;
         }
-        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++)
+        /* message k: partition k (gather: k % sp) of the send buffer */
+        for (int k = 0; rc == MPI_SUCCESS && k < nsmsg; k++)
             if (!p->kself[k])
-                rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)k * sc * ext, (int)sc, type, dst[k / sp], k % sp +
-                               (k / sp) * sp, p->pcomm, &p->sreq[k]);
+                rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)(gather ? k % sp : k) * sc * ext, (int)sc, type,
+                                   dst[k / sp], k, p->pcomm, &p->sreq[k]);
         p->nrmsg = 0;
         for (int i = 0; rc == MPI_SUCCESS && i <= t; i++) {
             p->rfirst[i] = p->nrmsg;
@@ -456,6 +477,16 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
     return MPI_SUCCESS;
 }
 
+/* The early bird sends one message per partition and edge: unless an
+ * algorithm that combines is forced (info, environment). */
+static int early_bird_wanted(MPI_Info info, const char *who)
+{
+    cc_choice ch = { CC_AUTO, CC_EXEC_AUTO, 0 };
+    cc_options_env(&ch);
+    cc_options_info(info, &ch, who);
+    return ch.algorithm == CC_AUTO || ch.algorithm == CC_DIRECT;
+}
+
 int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, Cart_request *request)
@@ -470,14 +501,11 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     Cart_request inner = CART_REQUEST_NULL;
     /* the collective's own checks, and the general transport */
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
-    cc_choice ch = { CC_AUTO, CC_EXEC_AUTO, 0 };
-    cc_options_env(&ch);
-    cc_options_info(info, &ch, who);
     if (rc == MPI_SUCCESS && w.nbh) {
         /* the early bird, unless an algorithm that combines is forced */
         int made = 0;
-        rc = early_bird(who, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, comm,
-                        &w, ch.algorithm == CC_AUTO || ch.algorithm == CC_DIRECT, &made, request);
+        rc = early_bird(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                        comm, &w, early_bird_wanted(info, who), &made, request);
         if (rc != MPI_SUCCESS || made) {
             Cart_request_free(&inner);
             return rc;

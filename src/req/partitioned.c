@@ -16,7 +16,7 @@ void cc_part_free(cc_part *p)
     if (!p) return;
     cc_request_destroy(p->inner);
     if (p->direct) {
-        for (int k = 0; k < p->nsend; k++)
+        for (int k = 0; k < p->nsmsg; k++)
             if (p->sreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->sreq[k]);
         for (int k = 0; k < p->nrmsg; k++)
             if (p->rreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->rreq[k]);
@@ -25,6 +25,7 @@ void cc_part_free(cc_part *p)
     free(p->sreq);
     free(p->sstarted);
     free(p->kself);
+    free(p->mmark);
     free(p->rreq);
     free(p->rfirst);
     free(p->soff);
@@ -102,16 +103,19 @@ static int start_inner(Cart_request r)
     return rc;
 }
 
-/* Early bird: start the send of partition k once (any thread allowed to
- * call MPI; any thread at all for a partition to this process itself,
- * which is copied here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)). */
+/* Early bird: start send message k once (any thread allowed to call MPI;
+ * any thread at all for a message to this process itself, which is copied
+ * here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)).  Message k lands at
+ * partition k of the receive buffer there (blocks of spb partitions of
+ * pbytes); it carries send partition k (BLOCKS) or k % nsend (WHOLE). */
 static int start_send(Cart_request r, int k)
 {
     cc_part *p = r->part;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&p->sstarted[k], &expect, 1)) return MPI_SUCCESS;
     if (p->kself[k]) {
-        memcpy(p->rbase + (size_t)k * p->pbytes, p->sbase + (size_t)k * p->pbytes, p->pbytes);
+        int from = p->send_kind == CC_PART_WHOLE ? k % p->nsend : k;
+        memcpy(p->rbase + (size_t)k * p->pbytes, p->sbase + (size_t)from * p->pbytes, p->pbytes);
         atomic_store(&p->sstarted[k], 2);
         atomic_fetch_add(&p->nstarted, 1);
         return MPI_SUCCESS;
@@ -132,7 +136,7 @@ int cc_part_start(Cart_request r)
     r->error = MPI_SUCCESS;
     r->state = CC_REQ_ACTIVE;
     if (p->direct) {
-        for (int k = 0; k < p->nsend; k++) atomic_store(&p->sstarted[k], 0);
+        for (int k = 0; k < p->nsmsg; k++) atomic_store(&p->sstarted[k], 0), atomic_store(&p->mmark[k], 0);
         atomic_store(&p->nstarted, 0);
         atomic_store(&p->started, 1);
         int rc = MPI_SUCCESS;
@@ -150,12 +154,12 @@ static int advance_direct(Cart_request r, int *done)
 {
     cc_part *p = r->part;
     int rc = MPI_SUCCESS;
-    if (atomic_load(&p->nstarted) < p->nsend)
-        for (int k = 0; k < p->nsend && rc == MPI_SUCCESS; k++)
-            if (atomic_load(&p->marks[k]) && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
+    if (atomic_load(&p->nstarted) < p->nsmsg)
+        for (int k = 0; k < p->nsmsg && rc == MPI_SUCCESS; k++)
+            if (atomic_load(&p->mmark[k]) && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
     int fs = 0, fr = 0;
-    if (rc == MPI_SUCCESS && atomic_load(&p->nstarted) == p->nsend) {
-        rc = p->nsend ? cc_testall(p->nsend, p->sreq, &fs) : (fs = 1, MPI_SUCCESS);
+    if (rc == MPI_SUCCESS && atomic_load(&p->nstarted) == p->nsmsg) {
+        rc = p->nsmsg ? cc_testall(p->nsmsg, p->sreq, &fs) : (fs = 1, MPI_SUCCESS);
         if (rc == MPI_SUCCESS && fs)
             rc = p->nrmsg ? cc_testall(p->nrmsg, p->rreq, &fr) : (fr = 1, MPI_SUCCESS);
     } else if (rc == MPI_SUCCESS && p->nrmsg) {
@@ -201,11 +205,11 @@ int cc_part_wait_step(Cart_request r)
 {
     cc_part *p = r->part;
     if (p->direct) {
-        if (atomic_load(&p->nstarted) < p->nsend) {
+        if (atomic_load(&p->nstarted) < p->nsmsg) {
             sched_yield();
             return MPI_SUCCESS;
         }
-        int rc = p->nsend ? cc_waitall(p->nsend, p->sreq) : MPI_SUCCESS;
+        int rc = p->nsmsg ? cc_waitall(p->nsmsg, p->sreq) : MPI_SUCCESS;
         if (rc == MPI_SUCCESS && p->nrmsg) rc = cc_waitall(p->nrmsg, p->rreq);
         return rc;
     }
@@ -234,7 +238,10 @@ static int check_ready(Cart_request r, const char *who, int count)
     if (!r->part)
         return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is not partitioned (made by %s, not a Cart_p*_init)", who,
                      r->who);
-    if (r->state != CC_REQ_ACTIVE)
+    /* (CC_REQ_DONE is still active for the caller: another thread -- the
+     * progress thread -- may have finished an operation that needs no mark
+     * from this process before its empty Cart_pready_list) */
+    if (r->state == CC_REQ_INACTIVE)
         return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is not active: Cart_start it before marking partitions",
                      who);
     if (r->part->send_kind == CC_PART_NONE && count > 0)
@@ -263,11 +270,30 @@ static void dest_range(const cc_part *p, int dest, int *lo, int *hi)
     else *lo = 0, *hi = p->nsend;
 }
 
+/* Early bird: message m was marked; it leaves now from this thread where
+ * it may call MPI (or needs none: a copy to this process itself), else in
+ * the next progress call. */
+static int send_marked(Cart_request r, int m)
+{
+    cc_part *p = r->part;
+    atomic_store(&p->mmark[m], 1);
+    if (p->kself[m] || p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, m);
+    return MPI_SUCCESS;
+}
+
 /* Mark partition k (already checked) for every destination (dest < 0) or
  * for one. */
 static int mark(Cart_request r, const char *who, int k, int dest)
 {
     cc_part *p = r->part;
+    if (p->send_kind == CC_PART_WHOLE && dest >= 0 && p->direct) {
+        int m = dest * p->nsend + k, expect = 0;
+        if (!atomic_compare_exchange_strong(&p->mmark[m], &expect, 1))
+            return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
+        atomic_fetch_add(&p->marks[k], 1);
+        atomic_fetch_add(&p->nready, 1);
+        return send_marked(r, m);
+    }
     if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
         if (atomic_fetch_add(&p->marks[k], 1) >= p->ndest) {
             atomic_fetch_sub(&p->marks[k], 1);
@@ -281,10 +307,13 @@ static int mark(Cart_request r, const char *who, int k, int dest)
         return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready", who, k);
     if (p->direct) {
         atomic_fetch_add(&p->nready, want);
-        /* early bird: it leaves now, from this thread where it may call MPI
-         * (or needs none: a copy to this process itself) */
-        if (p->kself[k] || p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, k);
-        return MPI_SUCCESS;
+        /* early bird: its message(s) leave now */
+        int rc = MPI_SUCCESS;
+        for (int d = 0; d < want; d++) {
+            int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? d * p->nsend + k : k);
+            if (rc == MPI_SUCCESS) rc = rc2;
+        }
+        return rc;
     }
     maybe_start(r, want);
     return MPI_SUCCESS;
@@ -395,10 +424,11 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         return MPI_SUCCESS;
     }
     int done = r->state == CC_REQ_DONE;
-    if (!done && p->direct && (p->multiple || pthread_equal(pthread_self(), p->owner)) && cc_request_trylock(r)) {
-        cc_request_advance(r, &done); /* starts the sends other threads marked */
-        cc_request_unlock(r);
-    }
+    /* Only a thread that may call MPI advances anything (under
+     * MPI_THREAD_FUNNELED the others just read what is known), and only
+     * while it holds the request: two threads must never test the same MPI
+     * request at once (Cart_wait in one, Cart_parrived in another). */
+    int may_mpi = p->multiple || pthread_equal(pthread_self(), p->owner);
     if (!done && p->direct) {
         /* early bird: the messages covering the partition have arrived */
         int j = 0, q = partition;
@@ -410,25 +440,29 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         if (per > 0) lo = q * p->rcount / per, hi = ((q + 1) * p->rcount - 1) / per + 1;
         if (hi > nm) hi = nm;
         int ok = 0, rc = MPI_SUCCESS;
-        if (p->kself[p->soff[j]]) { /* from this process itself: copied by the marking thread */
+        if (may_mpi && cc_request_trylock(r)) {
+            (void)cc_request_advance(r, &done); /* starts the sends other threads marked; errors: at the wait */
+            ok = done;
+            if (!done && !p->kself[j * p->spb] && hi > lo)
+                rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
+            cc_request_unlock(r);
+        }
+        if (!ok && p->kself[j * p->spb]) { /* from this process itself: copied by the marking thread */
             ok = 1;
-            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[p->soff[j] + m]) == 2;
-        } else if (p->multiple || pthread_equal(pthread_self(), p->owner)) {
-            ok = 1;
-            if (hi > lo) rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
+            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[j * p->spb + m]) == 2;
         }
         if (rc != MPI_SUCCESS) return PFAIL(r, MPI_ERR_OTHER, "%s: testing the receives failed", who);
-        if (!ok) cc_progress_others(r);
+        if (!ok && may_mpi) cc_progress_others(r);
         *flag = ok;
         return MPI_SUCCESS;
     }
     /* Only final values count: the partition has arrived once the
      * operation has completed here. */
-    if (!done && cc_request_trylock(r)) {
+    if (!done && may_mpi && cc_request_trylock(r)) {
         cc_request_advance(r, &done);
         cc_request_unlock(r);
     }
-    if (!done) cc_progress_others(r);
+    if (!done && may_mpi) cc_progress_others(r);
     *flag = done;
     return MPI_SUCCESS;
 }

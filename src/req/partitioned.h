@@ -4,8 +4,9 @@
  *
  * Two transports, both planned at _init (a started operation allocates
  * nothing and creates no MPI objects):
- *   - early bird (regular neighbourhood alltoall on Cart_neighborhood_create
- *     communicators): one persistent send per send partition, started as
+ *   - early bird (regular neighbourhood alltoall and allgather on
+ *     Cart_neighborhood_create communicators): one persistent send per
+ *     send partition and destination, started as
  *     soon as the partition is marked -- by the marking thread where it may
  *     call MPI (MPI_THREAD_MULTIPLE, or the thread that made the request),
  *     else in the next progress call -- and one persistent receive per
@@ -60,15 +61,19 @@ typedef struct cc_part {
     /* early bird (direct): */
     int direct;
     MPI_Comm pcomm;         /* its own duplicate of the communicator */
-    MPI_Request *sreq;      /* nsend persistent sends, by send partition */
-    atomic_int *sstarted;   /* nsend: started in this cycle */
+    MPI_Request *sreq;      /* nsmsg persistent sends */
+    atomic_int *sstarted;   /* nsmsg: started in this cycle */
     atomic_int nstarted;
     int nrmsg;              /* persistent receives: the senders' partitions */
     MPI_Request *rreq;
     int *rfirst;            /* nsrc + 1: first receive of source j */
     int rblock;             /* elements of one receive block */
     int rcount;             /* elements of one receive partition */
-    unsigned char *kself;   /* nsend: the partition goes to this process itself (copied, no MPI) */
+    int nsmsg;              /* send messages: BLOCKS one per partition; WHOLE partition x destination,
+                             * message d * nsend + k = partition k to destination d (its tag) */
+    int spb;                /* send partitions per destination */
+    atomic_int *mmark;      /* nsmsg: the message's partition was marked for its destination */
+    unsigned char *kself;   /* nsmsg: the message goes to this process itself (copied, no MPI) */
     const char *sbase;      /* the send buffer and ... */
     char *rbase;            /* ... the receive buffer, for those copies */
     size_t pbytes;          /* bytes of one send partition */

@@ -14,9 +14,9 @@
  * and no MPI object may happen inside; frees are allowed and reported.
  * Results are checked too.
  *
- * Part 4: started partitioned operations (Cart_palltoall_init and
- * Cart_pallreduce_init, each algorithm, on the neighbourhood): from
- * Cart_start through Cart_pready*, Cart_parrived and Cart_wait, no
+ * Part 4: started partitioned operations (Cart_palltoall_init,
+ * Cart_pallgather_init and Cart_pallreduce_init, each algorithm, on the
+ * neighbourhood): from Cart_start through Cart_pready*, Cart_parrived and Cart_wait, no
  * allocation and no MPI object, 4 cycles.  (Global meaning runs MPI's own
  * collective, which on an MPI without persistent collectives is a
  * non-blocking one per start: a request.)
@@ -320,12 +320,14 @@ static void part4(MPI_Comm comm, int t, const char *cname)
     enum { P = 3, C = 2 }; /* partitions per block, ints per partition */
     int n = t > 0 ? t : 1;
     int *sb = calloc((size_t)n * P * C, sizeof(int)), *rb = calloc((size_t)n * P * C, sizeof(int));
+    int *rg = calloc((size_t)n * P * C, sizeof(int));
     int sr[P * C], rr[P * C];
     for (int a = 0; a < 4; a++) {
         MPI_Info info = mt_info(mt_alg_name[a], NULL);
-        Cart_request r[2];
+        Cart_request r[3];
         int rc = Cart_palltoall_init(sb, P, C, MPI_INT, rb, P, C, MPI_INT, comm, info, &r[0]);
         if (rc == MPI_SUCCESS) rc = Cart_pallreduce_init(sr, rr, P, C, MPI_INT, MPI_SUM, comm, info, &r[1]);
+        if (rc == MPI_SUCCESS) rc = Cart_pallgather_init(sr, P, C, MPI_INT, rg, P, C, MPI_INT, comm, info, &r[2]);
         mt_info_free(&info);
         MT_CHECK(rc == MPI_SUCCESS, "part 4, %s: init failed", cname);
         if (rc != MPI_SUCCESS) break;
@@ -333,13 +335,14 @@ static void part4(MPI_Comm comm, int t, const char *cname)
             for (int i = 0; i < P * C; i++) sr[i] = mt_rank + it;
             int flag = 0;
             window_open();
-            for (int q = 0; q < 2; q++) {
+            for (int q = 0; q < 3; q++) {
                 rc |= Cart_start(&r[q]);
                 rc |= Cart_pready_range(0, q ? P - 1 : n * P - 1, r[q]);
             }
             while (!flag && rc == MPI_SUCCESS) rc = Cart_parrived(r[1], P - 1, &flag);
             rc |= Cart_wait(&r[0]);
             rc |= Cart_wait(&r[1]);
+            rc |= Cart_wait(&r[2]);
             window_close();
             n_windows++;
             MT_CHECK(rc == MPI_SUCCESS, "part 4, %s, %s: failed", cname, mt_alg_name[a]);
@@ -350,9 +353,11 @@ static void part4(MPI_Comm comm, int t, const char *cname)
         }
         Cart_request_free(&r[0]);
         Cart_request_free(&r[1]);
+        Cart_request_free(&r[2]);
     }
     free(sb);
     free(rb);
+    free(rg);
 }
 
 /* ---- part 2 ---- */

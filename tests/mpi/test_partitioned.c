@@ -12,7 +12,8 @@
  * communicator with the same whole buffers (its global meaning is MPI's
  * collective, its neighbourhood meaning is checked against first
  * principles by test_nbhcoll and test_differential).  --break-oracle
- * corrupts the oracle: the run must fail. */
+ * corrupts the oracle: the run must fail.  --multiple runs the same under
+ * MPI_THREAD_MULTIPLE. */
 #include "mpitest.h"
 
 #include <stdio.h>
@@ -414,8 +415,11 @@ static void bad_uses(const ctx *c)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int provided, multiple = 0;
+    for (int a = 1; a < argc; a++) multiple |= !strcmp(argv[a], "--multiple");
+    /* --multiple: marks and polls may call MPI from any thread (the early
+     * bird sends from the marking thread; its progress thread runs) */
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
     mt_name = "test_partitioned";
