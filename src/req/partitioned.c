@@ -26,6 +26,7 @@ void cc_part_free(cc_part *p)
     free(p->sstarted);
     free(p->kself);
     free(p->mmark);
+    free(p->pdmark);
     free(p->rreq);
     free(p->rfirst);
     free(p->soff);
@@ -105,16 +106,17 @@ static int start_inner(Cart_request r)
 
 /* Early bird: start send message k once (any thread allowed to call MPI;
  * any thread at all for a message to this process itself, which is copied
- * here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)).  Message k lands at
- * partition k of the receive buffer there (blocks of spb partitions of
- * pbytes); it carries send partition k (BLOCKS) or k % nsend (WHOLE). */
+ * here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)).  Messages are pbytes
+ * long; message k lands at place k of the receive buffer there (blocks of
+ * spb messages) and comes from place k (BLOCKS) or k % spb (WHOLE) of the
+ * send buffer. */
 static int start_send(Cart_request r, int k)
 {
     cc_part *p = r->part;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&p->sstarted[k], &expect, 1)) return MPI_SUCCESS;
     if (p->kself[k]) {
-        int from = p->send_kind == CC_PART_WHOLE ? k % p->nsend : k;
+        int from = p->send_kind == CC_PART_WHOLE ? k % p->spb : k;
         memcpy(p->rbase + (size_t)k * p->pbytes, p->sbase + (size_t)from * p->pbytes, p->pbytes);
         atomic_store(&p->sstarted[k], 2);
         atomic_fetch_add(&p->nstarted, 1);
@@ -137,6 +139,8 @@ int cc_part_start(Cart_request r)
     r->state = CC_REQ_ACTIVE;
     if (p->direct) {
         for (int k = 0; k < p->nsmsg; k++) atomic_store(&p->sstarted[k], 0), atomic_store(&p->mmark[k], 0);
+        if (p->pdmark)
+            for (int k = 0; k < p->nsend * p->ndest; k++) atomic_store(&p->pdmark[k], 0);
         atomic_store(&p->nstarted, 0);
         atomic_store(&p->started, 1);
         int rc = MPI_SUCCESS;
@@ -156,7 +160,7 @@ static int advance_direct(Cart_request r, int *done)
     int rc = MPI_SUCCESS;
     if (atomic_load(&p->nstarted) < p->nsmsg)
         for (int k = 0; k < p->nsmsg && rc == MPI_SUCCESS; k++)
-            if (atomic_load(&p->mmark[k]) && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
+            if (atomic_load(&p->mmark[k]) == p->agg && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
     int fs = 0, fr = 0;
     if (rc == MPI_SUCCESS && atomic_load(&p->nstarted) == p->nsmsg) {
         rc = p->nsmsg ? cc_testall(p->nsmsg, p->sreq, &fs) : (fs = 1, MPI_SUCCESS);
@@ -270,13 +274,14 @@ static void dest_range(const cc_part *p, int dest, int *lo, int *hi)
     else *lo = 0, *hi = p->nsend;
 }
 
-/* Early bird: message m was marked; it leaves now from this thread where
- * it may call MPI (or needs none: a copy to this process itself), else in
- * the next progress call. */
+/* Early bird: one more partition of message m was marked.  Once all of
+ * its partitions are, it leaves from this thread where it may call MPI (or
+ * needs none: a copy to this process itself), else in the next progress
+ * call. */
 static int send_marked(Cart_request r, int m)
 {
     cc_part *p = r->part;
-    atomic_store(&p->mmark[m], 1);
+    if (atomic_fetch_add(&p->mmark[m], 1) + 1 != p->agg) return MPI_SUCCESS;
     if (p->kself[m] || p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, m);
     return MPI_SUCCESS;
 }
@@ -287,12 +292,12 @@ static int mark(Cart_request r, const char *who, int k, int dest)
 {
     cc_part *p = r->part;
     if (p->send_kind == CC_PART_WHOLE && dest >= 0 && p->direct) {
-        int m = dest * p->nsend + k, expect = 0;
-        if (!atomic_compare_exchange_strong(&p->mmark[m], &expect, 1))
+        int expect = 0;
+        if (!atomic_compare_exchange_strong(&p->pdmark[dest * p->nsend + k], &expect, 1))
             return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
         atomic_fetch_add(&p->marks[k], 1);
         atomic_fetch_add(&p->nready, 1);
-        return send_marked(r, m);
+        return send_marked(r, dest * p->spb + k / p->agg);
     }
     if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
         if (atomic_fetch_add(&p->marks[k], 1) >= p->ndest) {
@@ -310,7 +315,8 @@ static int mark(Cart_request r, const char *who, int k, int dest)
         /* early bird: its message(s) leave now */
         int rc = MPI_SUCCESS;
         for (int d = 0; d < want; d++) {
-            int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? d * p->nsend + k : k);
+            if (p->send_kind == CC_PART_WHOLE) atomic_store(&p->pdmark[d * p->nsend + k], 1);
+            int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? d * p->spb + k / p->agg : k / p->agg);
             if (rc == MPI_SUCCESS) rc = rc2;
         }
         return rc;

@@ -69,14 +69,18 @@ typedef struct cc_part {
     int *rfirst;            /* nsrc + 1: first receive of source j */
     int rblock;             /* elements of one receive block */
     int rcount;             /* elements of one receive partition */
-    int nsmsg;              /* send messages: BLOCKS one per partition; WHOLE partition x destination,
-                             * message d * nsend + k = partition k to destination d (its tag) */
-    int spb;                /* send partitions per destination */
-    atomic_int *mmark;      /* nsmsg: the message's partition was marked for its destination */
+    int agg;                /* partitions per message: adjacent partitions of one destination's
+                             * block travel together (aggregation, 1: none) */
+    int nsmsg;              /* send messages: spb per destination */
+    int spb;                /* messages per destination block; message d * spb + j carries
+                             * partitions j*agg ... j*agg + agg - 1 of block d (WHOLE: of the
+                             * one buffer) to destination d, its tag */
+    atomic_int *mmark;      /* nsmsg: partitions of the message marked for its destination */
+    atomic_int *pdmark;     /* WHOLE: nsend * ndest: partition k marked for destination d (d*nsend+k) */
     unsigned char *kself;   /* nsmsg: the message goes to this process itself (copied, no MPI) */
     const char *sbase;      /* the send buffer and ... */
     char *rbase;            /* ... the receive buffer, for those copies */
-    size_t pbytes;          /* bytes of one send partition */
+    size_t pbytes;          /* bytes of one message */
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */
