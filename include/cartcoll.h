@@ -517,10 +517,12 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  *   - an inter-communicator: the MPI inter-communicator collective.
  * What a communicator is gets decided the first time a Cart_ call meets it
  * and is cached on it.  With global meaning the call is MPI's own
- * collective: a persistent Cart_X_init starts MPI's non-blocking MPI_IX at
- * each Cart_start (which then allocates inside MPI; MPI-4's MPI_X_init is
- * not used because MPICH 4.0's persistent gather, scatter and allgather
- * deliver wrong data).  Non-blocking and persistent calls keep copies of
+ * collective: a persistent Cart_X_init on an intra-communicator is MPI's
+ * persistent collective (MPI-4's MPI_X_init, or Open MPI 4.1's MPIX_X_init
+ * extension), made once, so that Cart_start creates nothing; where the MPI
+ * has none, on inter-communicators, and for MPICH's gather, scatter and
+ * allgather families (MPICH 4.0's persistent versions deliver wrong data),
+ * Cart_start starts MPI's non-blocking MPI_IX instead.  Non-blocking and persistent calls keep copies of
  * the argument arrays and of derived datatypes, so those may be changed or
  * freed when the call returns -- except on inter-communicators, where they
  * must stay valid until the request completes (non-blocking) or is freed

@@ -44,6 +44,9 @@ typedef struct cc_coll {
     int nbh;          /* the collective with neighbourhood meaning (CC_BCAST ...), 0: undefined there */
     int (*blocking)(const cc_mpicall *c);
     int (*istart)(const cc_mpicall *c, MPI_Request *rq);
+    /* MPI's persistent collective (MPI_X_init / MPIX_X_init), NULL where
+     * the MPI has none or it is not trusted (global.c) */
+    int (*pinit)(const cc_mpicall *c, MPI_Info info, MPI_Request *rq);
 } cc_coll;
 
 extern const cc_coll cc_coll_barrier, cc_coll_bcast, cc_coll_gather, cc_coll_gatherv, cc_coll_scatter,

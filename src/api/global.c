@@ -1,12 +1,16 @@
 /* Global and inter-communicator meaning (seed 000, the one interface set):
  * on a communicator without topology every Cart_ collective is MPI's own
  * collective of the same name -- never reimplemented here.  One descriptor
- * per collective gives the checks and MPI's blocking and non-blocking call.
- * A persistent Cart_X_init starts MPI's non-blocking call at each
- * Cart_start (MPI-4's MPI_X_init is not used: MPICH 4.0's persistent
- * gather, scatter and allgather deliver wrong data), keeping copies of the
- * argument arrays and duplicates of derived datatypes, which the caller may
- * change or free after the call. */
+ * per collective gives the checks and MPI's blocking, non-blocking and
+ * persistent call.  A persistent Cart_X_init on an intra-communicator is
+ * MPI's persistent collective where the MPI has one we trust (MPI-4's
+ * MPI_X_init, Open MPI 4.1's MPIX_X_init extension): planned once, each
+ * Cart_start is an MPI_Start that creates nothing.  Elsewhere (MPI-3
+ * without the extension, inter-communicators, and MPICH's persistent
+ * gather, scatter and allgather families, whose 4.0 versions deliver
+ * wrong data) Cart_start starts MPI's non-blocking call.  Non-blocking and
+ * persistent calls keep copies of the argument arrays and duplicates of
+ * derived datatypes, which the caller may change or free after the call. */
 #include "api/front.h"
 
 #include "base/errors.h"
@@ -18,15 +22,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The two MPI calls of a collective and its descriptor.  `lower` and
- * `Upper` spell the MPI name (MPI_Ibcast, MPI_Bcast). */
-#define CC_COLL(lower, Upper, nbh, flags, ...)                                                \
+#ifdef OPEN_MPI
+#include <mpi-ext.h> /* OMPI_HAVE_MPI_EXT_PCOLLREQ: MPIX_X_init */
+#endif
+
+/* MPI's persistent collective X_init(args..., info, request), if any. */
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define CC_PINIT(Upper) MPIX_##Upper##_init
+#elif MPI_VERSION >= 4
+#define CC_PINIT(Upper) MPI_##Upper##_init
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define CC_UNUSED __attribute__((unused)) /* (CC_PINIT_SUSPECT on MPICH) */
+#else
+#define CC_UNUSED
+#endif
+#ifdef CC_PINIT
+#define CC_PINIT_FN(Upper, ...)                                                              \
+    CC_UNUSED static int Upper##_pinit(const cc_mpicall *c, MPI_Info info, MPI_Request *rq)              \
+    {                                                                                         \
+        return CC_PINIT(Upper)(__VA_ARGS__, info, rq);                                         \
+    }
+#define CC_PINIT_PTR(Upper) Upper##_pinit
+#else
+#define CC_PINIT_FN(Upper, ...)
+#define CC_PINIT_PTR(Upper) NULL
+#endif
+/* MPICH 4.0's persistent gather, scatter and allgather deliver wrong data
+ * (tests/mpi/README.md): their families keep the non-blocking calls. */
+#ifdef MPICH_VERSION
+#define CC_PINIT_SUSPECT(Upper) NULL
+#else
+#define CC_PINIT_SUSPECT(Upper) CC_PINIT_PTR(Upper)
+#endif
+
+/* The MPI calls of a collective and its descriptor.  `lower` and `Upper`
+ * spell the MPI name (MPI_Ibcast, MPI_Bcast); `pinit` is CC_PINIT_PTR or
+ * CC_PINIT_SUSPECT: whether MPI's persistent form is used. */
+#define CC_COLL(lower, Upper, pinit, nbh, flags, ...)                                         \
     static int Upper##_blocking(const cc_mpicall *c) { return MPI_##Upper(__VA_ARGS__); }     \
     static int Upper##_istart(const cc_mpicall *c, MPI_Request *rq)                           \
     {                                                                                         \
         return MPI_I##lower(__VA_ARGS__, rq);                                                 \
     }                                                                                         \
-    const cc_coll cc_coll_##lower = { #lower, flags, nbh, Upper##_blocking, Upper##_istart };
+    CC_PINIT_FN(Upper, __VA_ARGS__)                                                           \
+    const cc_coll cc_coll_##lower = { #lower, flags, nbh, Upper##_blocking, Upper##_istart, pinit(Upper) };
 
 /* Argument lists, as MPI orders them. */
 #define SEND c->sendbuf, c->sendcount, c->sendtype
@@ -35,24 +75,24 @@
 #define RECVV c->recvbuf, c->recvcounts, c->rdispls, c->recvtype
 #define RED c->sendbuf, c->recvbuf, c->recvcount, c->recvtype, c->op
 
-CC_COLL(barrier, Barrier, CC_BARRIER, 0, c->comm)
-CC_COLL(bcast, Bcast, CC_BCAST, CC_F_ROOT | CC_F_RECV, RECV, c->root, c->comm)
-CC_COLL(gather, Gather, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, SEND, RECV, c->root, c->comm)
-CC_COLL(gatherv, Gatherv, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT, SEND, RECVV, c->root, c->comm)
-CC_COLL(scatter, Scatter, CC_SCATTER, CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV, SEND, RECV, c->root, c->comm)
-CC_COLL(scatterv, Scatterv, CC_SCATTER, CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV, SENDV, RECV, c->root, c->comm)
-CC_COLL(reduce, Reduce, CC_REDUCE, CC_F_ROOT | CC_F_OP | CC_F_RECV, RED, c->root, c->comm)
-CC_COLL(allreduce, Allreduce, CC_ALLREDUCE, CC_F_OP | CC_F_RECV, RED, c->comm)
-CC_COLL(reduce_scatter_block, Reduce_scatter_block, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(reduce_scatter, Reduce_scatter, 0, CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH, c->sendbuf,
+CC_COLL(barrier, Barrier, CC_PINIT_PTR, CC_BARRIER, 0, c->comm)
+CC_COLL(bcast, Bcast, CC_PINIT_PTR, CC_BCAST, CC_F_ROOT | CC_F_RECV, RECV, c->root, c->comm)
+CC_COLL(gather, Gather, CC_PINIT_SUSPECT, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, SEND, RECV, c->root, c->comm)
+CC_COLL(gatherv, Gatherv, CC_PINIT_SUSPECT, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT, SEND, RECVV, c->root, c->comm)
+CC_COLL(scatter, Scatter, CC_PINIT_SUSPECT, CC_SCATTER, CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV, SEND, RECV, c->root, c->comm)
+CC_COLL(scatterv, Scatterv, CC_PINIT_SUSPECT, CC_SCATTER, CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV, SENDV, RECV, c->root, c->comm)
+CC_COLL(reduce, Reduce, CC_PINIT_PTR, CC_REDUCE, CC_F_ROOT | CC_F_OP | CC_F_RECV, RED, c->root, c->comm)
+CC_COLL(allreduce, Allreduce, CC_PINIT_PTR, CC_ALLREDUCE, CC_F_OP | CC_F_RECV, RED, c->comm)
+CC_COLL(reduce_scatter_block, Reduce_scatter_block, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(reduce_scatter, Reduce_scatter, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH, c->sendbuf,
         c->recvbuf, c->recvcounts, c->recvtype, c->op, c->comm)
-CC_COLL(scan, Scan, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(exscan, Exscan, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(allgather, Allgather, CC_ALLGATHER, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
-CC_COLL(allgatherv, Allgatherv, CC_ALLGATHER, CC_F_SEND | CC_F_RECVV, SEND, RECVV, c->comm)
-CC_COLL(alltoall, Alltoall, CC_ALLTOALL, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
-CC_COLL(alltoallv, Alltoallv, CC_ALLTOALL, CC_F_SENDV | CC_F_RECVV, SENDV, RECVV, c->comm)
-CC_COLL(alltoallw, Alltoallw, CC_ALLTOALL, CC_F_W, c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf,
+CC_COLL(scan, Scan, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(exscan, Exscan, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
+CC_COLL(allgather, Allgather, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
+CC_COLL(allgatherv, Allgatherv, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_F_SEND | CC_F_RECVV, SEND, RECVV, c->comm)
+CC_COLL(alltoall, Alltoall, CC_PINIT_PTR, CC_ALLTOALL, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
+CC_COLL(alltoallv, Alltoallv, CC_PINIT_PTR, CC_ALLTOALL, CC_F_SENDV | CC_F_RECVV, SENDV, RECVV, c->comm)
+CC_COLL(alltoallw, Alltoallw, CC_PINIT_PTR, CC_ALLTOALL, CC_F_W, c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf,
         c->recvcounts, c->rdispls, c->recvtypes, c->comm)
 
 /* A communicator for probing datatypes (MPI_ERRORS_RETURN, never used for
@@ -250,7 +290,6 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
 {
     sides s;
     int here;
-    (void)info; /* MPI's non-blocking calls take none */
     int rc = check(coll, who, c, inter, mode, request, -1, -1, &s, &here);
     c->istart = coll->istart;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
@@ -265,9 +304,22 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
         cc_mpicall_release(c);
         return rc;
     }
+    /* MPI's persistent collective, made here on the kept arguments. */
+    MPI_Request preq = MPI_REQUEST_NULL;
+    if (mode == CC_MODE_PERSISTENT && !inter && coll->pinit &&
+        (rc = coll->pinit(c, info, &preq)) != MPI_SUCCESS) {
+        cc_mpicall_release(c);
+        return rc; /* raised by MPI on c->comm */
+    }
     Cart_request r;
-    if (cc_request_new_mpi(&r, c->comm, who, mode == CC_MODE_PERSISTENT, c) != MPI_SUCCESS)
+    if (cc_request_new_mpi(&r, c->comm, who, mode == CC_MODE_PERSISTENT, c) != MPI_SUCCESS) {
+        if (preq != MPI_REQUEST_NULL) MPI_Request_free(&preq);
         return cc_error(c->comm, MPI_ERR_NO_MEM, "%s: out of memory for the request", who);
+    }
+    if (preq != MPI_REQUEST_NULL) {
+        r->mreq = preq;
+        r->mpersist = 1;
+    }
     if (mode == CC_MODE_NONBLOCKING) {
         if ((rc = cc_request_start(r)) != MPI_SUCCESS) {
             cc_request_destroy(r);

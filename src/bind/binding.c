@@ -100,12 +100,10 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
     atomic_fetch_add(&blocks->refs, 1);
     b->blocks = blocks;
     b->ntemp = s->ntemp;
-    b->temp = cc_alloc_zarray((size_t)s->ntemp, sizeof(cc_blk));
-    b->temp2 = cc_alloc_zarray((size_t)t, sizeof(cc_blk));
     /* Which temporaries this process uses (TEMP2 only on meshes). */
     unsigned char *used = calloc((size_t)s->ntemp + (size_t)t + 1, 1);
     MPI_Aint *off = malloc(sizeof(MPI_Aint) * ((size_t)s->ntemp + (size_t)t + 1));
-    if (!b->temp || !b->temp2 || !used || !off) {
+    if (!used || !off) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
@@ -113,6 +111,15 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
     for (int j = 0; j < 2 * l->ncopies; j++) mark_used(used, s->ntemp, l->copies[j]);
     /* (a fold's target may be written by no message) */
     for (int j = 0; j < l->nfolds; j++) mark_used(used, s->ntemp, l->folds[3 * j + 2]);
+    /* TEMP2 i is indexed by receive block: t entries, but only where some
+     * are used (zeroing t blocks per plan showed in set-up times). */
+    int any2 = memchr(used + s->ntemp, 1, (size_t)t) != NULL;
+    b->temp = cc_alloc_zarray((size_t)s->ntemp, sizeof(cc_blk));
+    b->temp2 = cc_alloc_zarray(any2 ? (size_t)t : 1, sizeof(cc_blk));
+    if (!b->temp || !b->temp2) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
     tempkind cache[8];
     int ncache = 0;
     MPI_Aint total = 0;

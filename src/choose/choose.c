@@ -23,12 +23,27 @@ static double model(const cc_nbh *n, const cc_schedule *s, double moved)
            (s->nentries + s->ncopies) * CC_BLOCK_COST;
 }
 
-double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv)
+static double moved_bytes(const cc_schedule *s, const cc_blk *recv)
 {
     double moved = 0;
     for (int e = 0; e < s->nentries; e++) moved += (double)recv[s->perm[s->entries[e].lo]].bytes;
     for (int c = 0; c < s->ncopies; c++) moved += (double)recv[s->copies[c].leaf].bytes;
-    return model(n, s, moved);
+    return moved;
+}
+
+double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv)
+{
+    return model(n, s, moved_bytes(s, recv));
+}
+
+/* Whether schedule a costs no more than b in every term of the model
+ * (phases, rounds, bytes, blocks), so b cannot win for any parameters.
+ * The figures are global, so every process decides alike (tuning needs
+ * the same candidates everywhere). */
+static int dominates(const cc_schedule *a, const cc_schedule *b, const cc_blk *recv)
+{
+    return a->nphases <= b->nphases && a->nrounds <= b->nrounds &&
+           a->nentries + a->ncopies <= b->nentries + b->ncopies && moved_bytes(a, recv) <= moved_bytes(b, recv);
 }
 
 int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int *onway)
@@ -72,11 +87,16 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
          * dimensions used), rounds (D >= sum_k C_k) or volume (|N|_1 >= z).
          * It is for networks where only neighbour links are cheap: force
          * it there. */
+        const cc_schedule *direct = NULL;
         for (int alg = CC_DIRECT; alg <= CC_COMBINING; alg++) {
             const cc_schedule *s;
             int rc = cc_nbh_schedule(n, collective, alg, &s);
             if (rc == CC_ENOMEM) return rc;
             if (rc != CC_OK) continue; /* e.g. too large: not a candidate */
+            if (alg == CC_DIRECT) direct = s;
+            /* Not worth timing (nor planning: set-up time) where DIRECT is
+             * no worse in any term, e.g. on grids of 1 or 2 processes. */
+            else if (direct && dominates(direct, s, recv)) continue;
             cost[alg] = cc_model_cost(n, s, recv);
             int j = nalg++;
             while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }

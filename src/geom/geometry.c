@@ -1,5 +1,7 @@
 #include "geom/geometry.h"
 
+#include <limits.h>
+
 /* The dimension at place i, slowest first: one loop serves both layouts. */
 static int dim_at(const cc_grid *g, int i) { return g->colmajor ? g->d - 1 - i : i; }
 
@@ -56,7 +58,10 @@ int cc_grid_inside(const cc_grid *g, const int coords[], const int off[], int si
 
 static int shortest(long long c, int p)
 {
-    c %= p;
+    /* Already shortest (most stencil offsets): no division. */
+    if (2 * c <= p && 2 * c > -(long long)p) return (int)c;
+    /* 32-bit division where it suffices: set-up reduces t*d offsets. */
+    c = c >= INT_MIN && c <= INT_MAX ? (long long)((int)c % p) : c % p;
     if (c < 0) c += p;
     if (2 * c > p) c -= p;
     return (int)c;

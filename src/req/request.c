@@ -122,7 +122,7 @@ static int start_mpi(Cart_request r)
 {
     r->error = MPI_SUCCESS;
     r->state = CC_REQ_ACTIVE;
-    int rc = r->call.istart(&r->call, &r->mreq);
+    int rc = r->mpersist ? MPI_Start(&r->mreq) : r->call.istart(&r->call, &r->mreq);
     if (rc != MPI_SUCCESS) {
         r->error = rc;
         r->state = CC_REQ_DONE;

@@ -51,8 +51,9 @@ struct cart_request_s {
     int persistent;
     _Atomic int state;
     /* MPI runs the operation (cs is then NULL): mreq is its request, made
-     * by call.istart at each start. */
-    int mpi;
+     * by call.istart at each start, or (mpersist) MPI's persistent request
+     * made once at _init and started with MPI_Start. */
+    int mpi, mpersist;
     MPI_Request mreq;
     cc_mpicall call;
     /* Partitioned (partitioned.h): the operation runs as part->inner. */

@@ -82,11 +82,27 @@ int cc_coords_init(cc_coords *c, const cc_nset *ns)
         for (int e = 0; e < n; e++) {
             key[e] = (unsigned)((long long)ns->offs[(size_t)c->idx[e] * d + k] - mn);
             if (key[e] > mx) mx = key[e];
-            a[e] = e;
         }
+        int *rk = c->rank + (size_t)k * t;
+        if (mx < (unsigned)n) {
+            /* Values span at most n keys (stencils: a few): rank them through
+             * a table of the keys present instead of sorting.  b (n ints)
+             * holds the table. */
+            memset(b, 0, ((size_t)mx + 1) * sizeof(int));
+            for (int e = 0; e < n; e++) b[key[e]] = 1;
+            int r = 0;
+            for (unsigned v = 0; v <= mx; v++)
+                if (b[v]) {
+                    if ((long long)v + mn == 0) c->zero[k] = r;
+                    b[v] = r++;
+                }
+            for (int e = 0; e < n; e++) rk[c->idx[e]] = b[key[e]];
+            c->nval[k] = r;
+            continue;
+        }
+        for (int e = 0; e < n; e++) a[e] = e;
         radix_sort(a, b, n, key, mx);
         int r = -1;
-        int *rk = c->rank + (size_t)k * t;
         for (int e = 0; e < n; e++) {
             if (e == 0 || key[a[e]] != key[a[e - 1]]) {
                 r++;

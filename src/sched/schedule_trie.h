@@ -18,7 +18,9 @@ typedef struct cc_coords {
     int *zero;      /* d: rank of the value 0, or -1 if 0 does not occur */
 } cc_coords;
 
-/* O(t*d) (radix sort, four byte passes at most).  CC_OK or CC_ENOMEM. */
+/* O(t*d): a table of the values present where they span at most n keys
+ * (stencils), else a radix sort (four byte passes at most).  CC_OK or
+ * CC_ENOMEM. */
 int cc_coords_init(cc_coords *c, const cc_nset *ns);
 void cc_coords_free(cc_coords *c);
 

@@ -72,3 +72,20 @@ if [ -f "$prefix/lib/pkgconfig/cartcoll_f08.pc" ]; then
     done
     echo "install: Fortran module cartcoll_f08 with pkg-config and find_package(cartcoll): ok"
 fi
+
+# A moved prefix still works: installed binaries find the library through
+# an RPATH relative to themselves ($ORIGIN/../lib), not the install path.
+mv "$prefix" "$work/moved"
+if [ -x "$work/moved/bin/cartbench" ]; then
+    env -u LD_LIBRARY_PATH "$work/moved/bin/cartbench" --help >"$work/moved_help.out" 2>&1 ||
+        { cat "$work/moved_help.out" >&2; echo "install: cartbench --help fails after moving the prefix" >&2; exit 1; }
+    env -u LD_LIBRARY_PATH "$launcher" -n 2 "$work/moved/bin/cartbench" --no-progress --reps 2 --warmup 1 -m 1 \
+        --ops alltoall --variants cart --tolerate-mpi moore:2,3 >"$work/moved.out" 2>&1
+    grep -q "all cartcoll checks OK" "$work/moved.out" || { cat "$work/moved.out" >&2; exit 1; }
+fi
+for ex in "$work"/moved/bin/*; do
+    [ -x "$ex" ] || continue
+    ldd "$ex" 2>/dev/null | grep -q "libcartcoll.*not found" &&
+        { echo "install: $ex does not find libcartcoll after moving the prefix" >&2; exit 1; }
+done
+echo "install: moved prefix: installed binaries still find libcartcoll: ok"

@@ -274,3 +274,9 @@ int MPI_Ireduce(const void *sb, void *rb, int c, MPI_Datatype t, MPI_Op op, int 
     object("MPI_Ireduce");
     return PMPI_Ireduce(sb, rb, c, t, op, root, comm, r);
 }
+int MPI_Ialltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt, MPI_Comm comm,
+                  MPI_Request *r)
+{
+    object("MPI_Ialltoall");
+    return PMPI_Ialltoall(sb, sc, st, rb, rc, rt, comm, r);
+}
