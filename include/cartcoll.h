@@ -824,15 +824,26 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *
  * Transport of this release (planned in _init; a started operation
  * allocates nothing and creates no MPI objects):
- *   - EARLY BIRD for Cart_palltoall_init on Cart_neighborhood_create
- *     communicators (one predefined datatype on both sides, algorithm
- *     auto or direct): one persistent message per send partition on a
+ *   - EARLY BIRD for Cart_palltoall_init and Cart_pallgather_init on
+ *     Cart_neighborhood_create communicators (one predefined datatype on
+ *     both sides, not MPI_IN_PLACE, algorithm auto or direct): one
+ *     persistent message per send partition and destination on a
  *     duplicate of the communicator, started as soon as the partition is
  *     marked (by the marking thread under MPI_THREAD_MULTIPLE or when it
  *     is the thread that made the request, else at the next Cart_test /
  *     Cart_wait / Cart_parrived); receives are posted at Cart_start, and
  *     Cart_parrived reports a receive partition as soon as the messages
- *     covering it have arrived.  Under MPI_THREAD_MULTIPLE the library's
+ *     covering it have arrived.  A partition to the process itself (an
+ *     offset that wraps onto it) is copied by the marking thread at once,
+ *     at any thread level (no MPI call).  Adjacent partitions of one
+ *     destination's block travel as one message (sent once all of them are
+ *     marked) up to the size where a message's fixed cost equals its
+ *     transfer time in the cost model (overhead / beta); info key
+ *     cartcoll_part_aggregate (or environment CARTCOLL_PART_AGGREGATE) =
+ *     bytes overrides it, 0 = one message per partition; on a
+ *     neighbourhood communicator a value that is not a non-negative
+ *     integer fails with MPI_ERR_ARG.
+ *     Under MPI_THREAD_MULTIPLE the library's
  *     progress thread is started (it sleeps while no operation is active)
  *     so that early messages move while threads compute.  A forced
  *     COMBINING or TORUS algorithm (info, environment) takes the general

@@ -2,6 +2,9 @@
 # The demo (`make demo`): two checked applications and a short benchmark.
 #   1. halo9: a 2-D 9-point halo exchange (examples/halo9), 4 processes;
 #   2. heat2d: 9-point Jacobi heat diffusion checked against a serial solver;
+#      heat2d_omp (when built with OpenMP): OpenMP threads hand the borders
+#      of their stripes to a partitioned Cart_palltoall_init, checked the
+#      same way, and the fork-join exchange for comparison;
 #   3. cartbench: Cart_alltoall/Cart_allgather (automatic choice and DIRECT)
 #      against MPI_Neighbor_alltoall/allgather, and the neighbourhood
 #      Cart_allreduce (sum) against MPI_Neighbor_allgather + local sum, the
@@ -40,6 +43,13 @@ echo
 echo "== 2. heat2d: Jacobi heat diffusion, 9-point stencil, checked against a serial run"
 "$launcher" -n $np "$build/examples/heat2d" -n 32 -i 300
 "$launcher" -n $np "$build/examples/heat2d" -n 32 -i 300 --mpi
+if [ -x "$build/examples/heat2d_omp" ]; then
+    echo "   heat2d_omp: 2 OpenMP threads per process, partitioned halo exchange (seed 004), then fork-join"
+    OMP_NUM_THREADS=2 "$launcher" -n $np "$build/examples/heat2d_omp" -t 2 -n 32 -i 300
+    OMP_NUM_THREADS=2 "$launcher" -n $np "$build/examples/heat2d_omp" -t 2 -n 32 -i 300 --join
+else
+    echo "   heat2d_omp: skipped, this build has no OpenMP"
+fi
 echo
 echo "== 3. cartbench: cartcoll vs MPI neighbourhood collectives, $np processes"
 echo "   (median of 50 calls after 5 checked ones; speed-up = MPI time / time)"

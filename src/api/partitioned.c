@@ -286,6 +286,11 @@ int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Co
 
 /* ---- allgather, alltoall ---------------------------------------------- */
 
+static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                      void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                      MPI_Info info, int wanted, int *made, Cart_request *request);
+static int early_bird_wanted(MPI_Info info, const char *who);
+
 int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info info, Cart_request *request)
@@ -299,6 +304,16 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
+    if (rc == MPI_SUCCESS && w.nbh) {
+        /* the early bird: each partition to every neighbour as soon as it is ready */
+        int made = 0;
+        rc = early_bird(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                        comm, &w, info, early_bird_wanted(info, who), &made, request);
+        if (rc != MPI_SUCCESS || made) {
+            Cart_request_free(&inner);
+            return rc;
+        }
+    }
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.outdeg);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
@@ -336,17 +351,50 @@ static int all_agree(MPI_Comm c, int yes)
     return MPI_Allreduce(&yes, &all, 1, MPI_INT, MPI_MIN, c) == MPI_SUCCESS && all;
 }
 
+/* Aggregation: adjacent partitions to one destination travel in one
+ * message up to this many bytes.  Info key cartcoll_part_aggregate (bytes,
+ * 0: never), else the environment's CARTCOLL_PART_AGGREGATE, else the cost
+ * model's break-even: the size whose transfer costs as much as one more
+ * message (overhead / beta), below which a message is mostly its fixed
+ * cost.  Returns 0 on a bad value (not a non-negative integer). */
+static int aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
+{
+    char v[64] = "";
+    int found = 0;
+    if (info != MPI_INFO_NULL) {
+#if MPI_VERSION >= 4
+        int len = (int)sizeof v;
+        if (MPI_Info_get_string(info, "cartcoll_part_aggregate", &len, v, &found) != MPI_SUCCESS) return 0;
+        if (found && len > (int)sizeof v) return 0;
+#else
+        if (MPI_Info_get(info, "cartcoll_part_aggregate", (int)sizeof v - 1, v, &found) != MPI_SUCCESS) return 0;
+#endif
+    }
+    const char *e = found ? v : getenv("CARTCOLL_PART_AGGREGATE");
+    if (e && *e) {
+        char *end = NULL;
+        long long b = strtoll(e, &end, 10);
+        if (*end || b < 0) return 0;
+        *bytes = b;
+        return 1;
+    }
+    *bytes = n && n->beta > 0 && n->overhead > 0 ? (long long)(n->overhead / n->beta) : 0;
+    return 1;
+}
+
 /* One persistent send per send partition to out-neighbour i (tag: the
- * partition's number), one persistent receive per partition of each
- * in-neighbour j (its sender's partitioning, exchanged here): the block of
- * offset i leaves R towards R + N[i] and arrives as block i there, so both
- * sides number the edge's messages alike.  Only on Cart_neighborhood_create
+ * message's number i * sp + k for partition k of block i; gather: the
+ * allgather's one buffer, partition k to every out-neighbour), one
+ * persistent receive per partition of each in-neighbour j (its sender's
+ * partitioning, exchanged here): the block of offset i leaves R towards
+ * R + N[i] and arrives as block i there, so both sides number the edge's
+ * messages alike.  Only on Cart_neighborhood_create
  * communicators (no permuted blocks), with one predefined datatype on both
  * sides, when every process qualifies; else *made = 0 and the caller takes
  * the general transport.  Collective. */
-static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type, void *recvbuf,
-                      int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w, int wanted,
-                      int *made, Cart_request *request)
+static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                      void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                      MPI_Info info, int wanted, int *made, Cart_request *request)
 {
     *made = 0;
     int t = 0;
@@ -356,22 +404,41 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
              type == rtype && cc_type_named(type) && w->indeg == w->outdeg &&
              Cart_neighbor_count(comm, &t) == MPI_SUCCESS && t == w->outdeg && (long long)t * sp < 32767 &&
              (long long)t * rp < 32767;
+    long long target = 0;
+    int good = aggregate_bytes(info, n, &target), mine[2] = { ok, good }, all[2] = { 0, 0 };
     MPI_Comm pc;
     if (MPI_Comm_dup(comm, &pc) != MPI_SUCCESS) return cc_error(comm, MPI_ERR_OTHER, "%s: MPI_Comm_dup failed", who);
-    if (!all_agree(pc, ok)) {
+    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, pc) != MPI_SUCCESS || !all[0] || !all[1]) {
         MPI_Comm_free(&pc);
+        if (!all[1])
+            return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
+                            good ? "another process's cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is "
+                                   "not a non-negative integer"
+                                 : "cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a non-negative "
+                                   "integer (bytes)");
         return MPI_SUCCESS;
     }
+    /* g adjacent partitions per message: the most that divides sp and fits
+     * the target (both sides learn the message count: theirs, below) */
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(type, &lb, &ext);
+    int g = 1;
+    for (int c = sp; c > 1; c--)
+        if (sp % c == 0 && (long long)c * sc * ext <= target) {
+            g = c;
+            break;
+        }
+    int spb = sp / g;
     int *src = malloc(sizeof(int) * ((size_t)t + 1)), *dst = malloc(sizeof(int) * ((size_t)t + 1));
     int *theirs = malloc(sizeof(int) * ((size_t)t + 1)), *wts = malloc(sizeof(int) * 2 * ((size_t)t + 1));
     MPI_Request *x = malloc(sizeof(MPI_Request) * (2 * (size_t)t + 1));
     int rc = src && dst && theirs && x && wts ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) rc = Cart_neighbor_get(comm, t, src, wts, t, dst, wts + t);
     free(wts);
-    /* the senders' partitioning of each block I receive */
+    /* the senders' messages per block I receive */
     for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
         rc = MPI_Irecv(&theirs[i], 1, MPI_INT, src[i], i, pc, &x[i]);
-        if (rc == MPI_SUCCESS) rc = MPI_Isend(&sp, 1, MPI_INT, dst[i], i, pc, &x[t + i]);
+        if (rc == MPI_SUCCESS) rc = MPI_Isend(&spb, 1, MPI_INT, dst[i], i, pc, &x[t + i]);
     }
     if (rc == MPI_SUCCESS && t > 0) rc = cc_waitall(2 * t, x);
     long long rblock = (long long)rp * rcnt;
@@ -383,12 +450,12 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
         MPI_Comm_free(&pc);
         return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error(comm, MPI_ERR_OTHER, "%s: setting up failed", who);
     }
-    int nsend = t * sp, nrecv = t * rp;
+    int nsend = gather ? sp : t * sp, nrecv = t * rp, nsmsg = t * spb;
     int *soff = malloc(sizeof(int) * ((size_t)t + 1)), *roff = malloc(sizeof(int) * ((size_t)t + 1));
     for (int i = 0; soff && roff && i <= t; i++) soff[i] = i * sp, roff[i] = i * rp;
     Cart_request r = CART_REQUEST_NULL;
-    rc = soff && roff ? cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, CC_PART_BLOCKS, t, nsend, soff, t,
-                                            nrecv, roff, 0)
+    rc = soff && roff ? cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, gather ? CC_PART_WHOLE : CC_PART_BLOCKS,
+                                            t, nsend, soff, t, nrecv, roff, 0)
                       : MPI_ERR_NO_MEM;
     free(soff);
     free(roff);
@@ -399,19 +466,39 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
         pc = MPI_COMM_NULL;
         p->rblock = (int)rblock;
         p->rcount = (int)rcnt;
-        p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsend + 1));
-        p->sstarted = cc_alloc_zarray((size_t)nsend + 1, sizeof *p->sstarted);
+        p->nsmsg = nsmsg;
+        p->spb = spb;
+        p->agg = g;
+        if (gather) p->pdmark = cc_alloc_zarray((size_t)nsend * (size_t)t + 1, sizeof *p->pdmark);
+        p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsmsg + 1));
+        p->sstarted = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->sstarted);
+        p->mmark = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->mmark);
+        p->kself = cc_alloc_zarray((size_t)nsmsg + 1, 1);
         p->rfirst = malloc(sizeof(int) * ((size_t)t + 1));
         int nm = 0;
         for (int i = 0; i < t; i++) nm += theirs[i];
         p->rreq = malloc(sizeof(MPI_Request) * ((size_t)nm + 1));
-        if (!p->sreq || !p->sstarted || !p->rfirst || !p->rreq) rc = MPI_ERR_NO_MEM;
-        MPI_Aint lb, ext;
-        MPI_Type_get_extent(type, &lb, &ext);
-        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++) p->sreq[k] = MPI_REQUEST_NULL;
-        for (int k = 0; rc == MPI_SUCCESS && k < nsend; k++)
-            rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)k * sc * ext, (int)sc, type, dst[k / sp], k % sp +
-                               (k / sp) * sp, p->pcomm, &p->sreq[k]);
+        if (!p->sreq || !p->sstarted || !p->mmark || !p->kself || !p->rfirst || !p->rreq || (gather && !p->pdmark))
+            rc = MPI_ERR_NO_MEM;
+        /* Blocks to this process itself (an offset that wraps onto it: then
+         * R - N[i] = R too, and the receive block has the send block's
+         * partitioning) are copied partition by partition when marked,
+         * partition k of the send buffer to the same place of the receive
+         * buffer: no message. */
+        int me = 0;
+        MPI_Comm_rank(comm, &me);
+        p->sbase = sendbuf;
+        p->rbase = recvbuf;
+        p->pbytes = (size_t)g * (size_t)sc * (size_t)ext;
+        for (int k = 0; rc == MPI_SUCCESS && k < nsmsg; k++) {
+            p->sreq[k] = MPI_REQUEST_NULL;
+            p->kself[k] = dst[k / spb] == me;
+        }
+        /* message k: g partitions at place k (gather: k % spb) of the send buffer */
+        for (int k = 0; rc == MPI_SUCCESS && k < nsmsg; k++)
+            if (!p->kself[k])
+                rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)(gather ? k % spb : k) * g * sc * ext,
+                                   (int)(g * sc), type, dst[k / spb], k, p->pcomm, &p->sreq[k]);
         p->nrmsg = 0;
         for (int i = 0; rc == MPI_SUCCESS && i <= t; i++) {
             p->rfirst[i] = p->nrmsg;
@@ -419,7 +506,8 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
             int per = (int)(rblock / theirs[i]);
             for (int m = 0; rc == MPI_SUCCESS && m < theirs[i]; m++) {
                 p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
-                rc = MPI_Recv_init((char *)recvbuf + ((MPI_Aint)i * rblock + (MPI_Aint)m * per) * ext, per, type,
+                if (src[i] != me)
+                    rc = MPI_Recv_init((char *)recvbuf + ((MPI_Aint)i * rblock + (MPI_Aint)m * per) * ext, per, type,
                                    src[i], i * theirs[i] + m, p->pcomm, &p->rreq[p->nrmsg]);
                 p->nrmsg++;
             }
@@ -440,6 +528,16 @@ static int early_bird(const char *who, const void *sendbuf, int sp, MPI_Count sc
     return MPI_SUCCESS;
 }
 
+/* The early bird sends one message per partition and edge: unless an
+ * algorithm that combines is forced (info, environment). */
+static int early_bird_wanted(MPI_Info info, const char *who)
+{
+    cc_choice ch = { CC_AUTO, CC_EXEC_AUTO, 0 };
+    cc_options_env(&ch);
+    cc_options_info(info, &ch, who);
+    return ch.algorithm == CC_AUTO || ch.algorithm == CC_DIRECT;
+}
+
 int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, Cart_request *request)
@@ -454,14 +552,11 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     Cart_request inner = CART_REQUEST_NULL;
     /* the collective's own checks, and the general transport */
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
-    cc_choice ch = { CC_AUTO, CC_EXEC_AUTO, 0 };
-    cc_options_env(&ch);
-    cc_options_info(info, &ch, who);
     if (rc == MPI_SUCCESS && w.nbh) {
         /* the early bird, unless an algorithm that combines is forced */
         int made = 0;
-        rc = early_bird(who, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype, comm,
-                        &w, ch.algorithm == CC_AUTO || ch.algorithm == CC_DIRECT, &made, request);
+        rc = early_bird(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                        comm, &w, info, early_bird_wanted(info, who), &made, request);
         if (rc != MPI_SUCCESS || made) {
             Cart_request_free(&inner);
             return rc;

@@ -16,7 +16,7 @@ void cc_part_free(cc_part *p)
     if (!p) return;
     cc_request_destroy(p->inner);
     if (p->direct) {
-        for (int k = 0; k < p->nsend; k++)
+        for (int k = 0; k < p->nsmsg; k++)
             if (p->sreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->sreq[k]);
         for (int k = 0; k < p->nrmsg; k++)
             if (p->rreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->rreq[k]);
@@ -24,6 +24,9 @@ void cc_part_free(cc_part *p)
     }
     free(p->sreq);
     free(p->sstarted);
+    free(p->kself);
+    free(p->mmark);
+    free(p->pdmark);
     free(p->rreq);
     free(p->rfirst);
     free(p->soff);
@@ -101,13 +104,24 @@ static int start_inner(Cart_request r)
     return rc;
 }
 
-/* Early bird: start the send of partition k once (any thread allowed to
- * call MPI). */
+/* Early bird: start send message k once (any thread allowed to call MPI;
+ * any thread at all for a message to this process itself, which is copied
+ * here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)).  Messages are pbytes
+ * long; message k lands at place k of the receive buffer there (blocks of
+ * spb messages) and comes from place k (BLOCKS) or k % spb (WHOLE) of the
+ * send buffer. */
 static int start_send(Cart_request r, int k)
 {
     cc_part *p = r->part;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&p->sstarted[k], &expect, 1)) return MPI_SUCCESS;
+    if (p->kself[k]) {
+        int from = p->send_kind == CC_PART_WHOLE ? k % p->spb : k;
+        memcpy(p->rbase + (size_t)k * p->pbytes, p->sbase + (size_t)from * p->pbytes, p->pbytes);
+        atomic_store(&p->sstarted[k], 2);
+        atomic_fetch_add(&p->nstarted, 1);
+        return MPI_SUCCESS;
+    }
     int rc = MPI_Start(&p->sreq[k]);
     if (rc != MPI_SUCCESS) r->error = rc;
     atomic_fetch_add(&p->nstarted, 1);
@@ -124,10 +138,14 @@ int cc_part_start(Cart_request r)
     r->error = MPI_SUCCESS;
     r->state = CC_REQ_ACTIVE;
     if (p->direct) {
-        for (int k = 0; k < p->nsend; k++) atomic_store(&p->sstarted[k], 0);
+        for (int k = 0; k < p->nsmsg; k++) atomic_store(&p->sstarted[k], 0), atomic_store(&p->mmark[k], 0);
+        if (p->pdmark)
+            for (int k = 0; k < p->nsend * p->ndest; k++) atomic_store(&p->pdmark[k], 0);
         atomic_store(&p->nstarted, 0);
         atomic_store(&p->started, 1);
-        int rc = p->nrmsg > 0 ? MPI_Startall(p->nrmsg, p->rreq) : MPI_SUCCESS;
+        int rc = MPI_SUCCESS;
+        for (int m = 0; m < p->nrmsg && rc == MPI_SUCCESS; m++) /* (none from this process itself) */
+            if (p->rreq[m] != MPI_REQUEST_NULL) rc = MPI_Start(&p->rreq[m]);
         if (rc != MPI_SUCCESS) r->error = rc, r->state = CC_REQ_DONE;
         return rc;
     }
@@ -140,12 +158,12 @@ static int advance_direct(Cart_request r, int *done)
 {
     cc_part *p = r->part;
     int rc = MPI_SUCCESS;
-    if (atomic_load(&p->nstarted) < p->nsend)
-        for (int k = 0; k < p->nsend && rc == MPI_SUCCESS; k++)
-            if (atomic_load(&p->marks[k]) && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
+    if (atomic_load(&p->nstarted) < p->nsmsg)
+        for (int k = 0; k < p->nsmsg && rc == MPI_SUCCESS; k++)
+            if (atomic_load(&p->mmark[k]) == p->agg && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
     int fs = 0, fr = 0;
-    if (rc == MPI_SUCCESS && atomic_load(&p->nstarted) == p->nsend) {
-        rc = p->nsend ? cc_testall(p->nsend, p->sreq, &fs) : (fs = 1, MPI_SUCCESS);
+    if (rc == MPI_SUCCESS && atomic_load(&p->nstarted) == p->nsmsg) {
+        rc = p->nsmsg ? cc_testall(p->nsmsg, p->sreq, &fs) : (fs = 1, MPI_SUCCESS);
         if (rc == MPI_SUCCESS && fs)
             rc = p->nrmsg ? cc_testall(p->nrmsg, p->rreq, &fr) : (fr = 1, MPI_SUCCESS);
     } else if (rc == MPI_SUCCESS && p->nrmsg) {
@@ -191,11 +209,11 @@ int cc_part_wait_step(Cart_request r)
 {
     cc_part *p = r->part;
     if (p->direct) {
-        if (atomic_load(&p->nstarted) < p->nsend) {
+        if (atomic_load(&p->nstarted) < p->nsmsg) {
             sched_yield();
             return MPI_SUCCESS;
         }
-        int rc = p->nsend ? cc_waitall(p->nsend, p->sreq) : MPI_SUCCESS;
+        int rc = p->nsmsg ? cc_waitall(p->nsmsg, p->sreq) : MPI_SUCCESS;
         if (rc == MPI_SUCCESS && p->nrmsg) rc = cc_waitall(p->nrmsg, p->rreq);
         return rc;
     }
@@ -224,7 +242,10 @@ static int check_ready(Cart_request r, const char *who, int count)
     if (!r->part)
         return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is not partitioned (made by %s, not a Cart_p*_init)", who,
                      r->who);
-    if (r->state != CC_REQ_ACTIVE)
+    /* (CC_REQ_DONE is still active for the caller: another thread -- the
+     * progress thread -- may have finished an operation that needs no mark
+     * from this process before its empty Cart_pready_list) */
+    if (r->state == CC_REQ_INACTIVE)
         return PFAIL(r, MPI_ERR_REQUEST, "%s: the request is not active: Cart_start it before marking partitions",
                      who);
     if (r->part->send_kind == CC_PART_NONE && count > 0)
@@ -253,11 +274,31 @@ static void dest_range(const cc_part *p, int dest, int *lo, int *hi)
     else *lo = 0, *hi = p->nsend;
 }
 
+/* Early bird: one more partition of message m was marked.  Once all of
+ * its partitions are, it leaves from this thread where it may call MPI (or
+ * needs none: a copy to this process itself), else in the next progress
+ * call. */
+static int send_marked(Cart_request r, int m)
+{
+    cc_part *p = r->part;
+    if (atomic_fetch_add(&p->mmark[m], 1) + 1 != p->agg) return MPI_SUCCESS;
+    if (p->kself[m] || p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, m);
+    return MPI_SUCCESS;
+}
+
 /* Mark partition k (already checked) for every destination (dest < 0) or
  * for one. */
 static int mark(Cart_request r, const char *who, int k, int dest)
 {
     cc_part *p = r->part;
+    if (p->send_kind == CC_PART_WHOLE && dest >= 0 && p->direct) {
+        int expect = 0;
+        if (!atomic_compare_exchange_strong(&p->pdmark[dest * p->nsend + k], &expect, 1))
+            return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
+        atomic_fetch_add(&p->marks[k], 1);
+        atomic_fetch_add(&p->nready, 1);
+        return send_marked(r, dest * p->spb + k / p->agg);
+    }
     if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
         if (atomic_fetch_add(&p->marks[k], 1) >= p->ndest) {
             atomic_fetch_sub(&p->marks[k], 1);
@@ -271,9 +312,14 @@ static int mark(Cart_request r, const char *who, int k, int dest)
         return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready", who, k);
     if (p->direct) {
         atomic_fetch_add(&p->nready, want);
-        /* early bird: it leaves now, from this thread where it may call MPI */
-        if (p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, k);
-        return MPI_SUCCESS;
+        /* early bird: its message(s) leave now */
+        int rc = MPI_SUCCESS;
+        for (int d = 0; d < want; d++) {
+            if (p->send_kind == CC_PART_WHOLE) atomic_store(&p->pdmark[d * p->nsend + k], 1);
+            int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? d * p->spb + k / p->agg : k / p->agg);
+            if (rc == MPI_SUCCESS) rc = rc2;
+        }
+        return rc;
     }
     maybe_start(r, want);
     return MPI_SUCCESS;
@@ -384,10 +430,11 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         return MPI_SUCCESS;
     }
     int done = r->state == CC_REQ_DONE;
-    if (!done && p->direct && (p->multiple || pthread_equal(pthread_self(), p->owner)) && cc_request_trylock(r)) {
-        cc_request_advance(r, &done); /* starts the sends other threads marked */
-        cc_request_unlock(r);
-    }
+    /* Only a thread that may call MPI advances anything (under
+     * MPI_THREAD_FUNNELED the others just read what is known), and only
+     * while it holds the request: two threads must never test the same MPI
+     * request at once (Cart_wait in one, Cart_parrived in another). */
+    int may_mpi = p->multiple || pthread_equal(pthread_self(), p->owner);
     if (!done && p->direct) {
         /* early bird: the messages covering the partition have arrived */
         int j = 0, q = partition;
@@ -399,22 +446,29 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         if (per > 0) lo = q * p->rcount / per, hi = ((q + 1) * p->rcount - 1) / per + 1;
         if (hi > nm) hi = nm;
         int ok = 0, rc = MPI_SUCCESS;
-        if (p->multiple || pthread_equal(pthread_self(), p->owner)) {
+        if (may_mpi && cc_request_trylock(r)) {
+            (void)cc_request_advance(r, &done); /* starts the sends other threads marked; errors: at the wait */
+            ok = done;
+            if (!done && !p->kself[j * p->spb] && hi > lo)
+                rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
+            cc_request_unlock(r);
+        }
+        if (!ok && p->kself[j * p->spb]) { /* from this process itself: copied by the marking thread */
             ok = 1;
-            if (hi > lo) rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
+            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[j * p->spb + m]) == 2;
         }
         if (rc != MPI_SUCCESS) return PFAIL(r, MPI_ERR_OTHER, "%s: testing the receives failed", who);
-        if (!ok) cc_progress_others(r);
+        if (!ok && may_mpi) cc_progress_others(r);
         *flag = ok;
         return MPI_SUCCESS;
     }
     /* Only final values count: the partition has arrived once the
      * operation has completed here. */
-    if (!done && cc_request_trylock(r)) {
+    if (!done && may_mpi && cc_request_trylock(r)) {
         cc_request_advance(r, &done);
         cc_request_unlock(r);
     }
-    if (!done) cc_progress_others(r);
+    if (!done && may_mpi) cc_progress_others(r);
     *flag = done;
     return MPI_SUCCESS;
 }

@@ -4,13 +4,17 @@
  *
  * Two transports, both planned at _init (a started operation allocates
  * nothing and creates no MPI objects):
- *   - early bird (regular neighbourhood alltoall on Cart_neighborhood_create
- *     communicators): one persistent send per send partition, started as
+ *   - early bird (regular neighbourhood alltoall and allgather on
+ *     Cart_neighborhood_create communicators): one persistent send per
+ *     send partition and destination, started as
  *     soon as the partition is marked -- by the marking thread where it may
  *     call MPI (MPI_THREAD_MULTIPLE, or the thread that made the request),
  *     else in the next progress call -- and one persistent receive per
  *     partition of each source, posted at Cart_start; a receive partition
- *     has arrived when the messages covering it have;
+ *     has arrived when the messages covering it have.  Partitions a process
+ *     sends to itself (offsets that wrap onto it) are copied by the marking
+ *     thread at once, whatever the thread level: no MPI call, no wait for
+ *     progress;
  *   - otherwise the request wraps the persistent request of the same
  *     collective on the whole buffers and starts it once every send
  *     partition of this process is ready -- in the progress of Cart_test,
@@ -57,14 +61,26 @@ typedef struct cc_part {
     /* early bird (direct): */
     int direct;
     MPI_Comm pcomm;         /* its own duplicate of the communicator */
-    MPI_Request *sreq;      /* nsend persistent sends, by send partition */
-    atomic_int *sstarted;   /* nsend: started in this cycle */
+    MPI_Request *sreq;      /* nsmsg persistent sends */
+    atomic_int *sstarted;   /* nsmsg: started in this cycle */
     atomic_int nstarted;
     int nrmsg;              /* persistent receives: the senders' partitions */
     MPI_Request *rreq;
     int *rfirst;            /* nsrc + 1: first receive of source j */
     int rblock;             /* elements of one receive block */
     int rcount;             /* elements of one receive partition */
+    int agg;                /* partitions per message: adjacent partitions of one destination's
+                             * block travel together (aggregation, 1: none) */
+    int nsmsg;              /* send messages: spb per destination */
+    int spb;                /* messages per destination block; message d * spb + j carries
+                             * partitions j*agg ... j*agg + agg - 1 of block d (WHOLE: of the
+                             * one buffer) to destination d, its tag */
+    atomic_int *mmark;      /* nsmsg: partitions of the message marked for its destination */
+    atomic_int *pdmark;     /* WHOLE: nsend * ndest: partition k marked for destination d (d*nsend+k) */
+    unsigned char *kself;   /* nsmsg: the message goes to this process itself (copied, no MPI) */
+    const char *sbase;      /* the send buffer and ... */
+    char *rbase;            /* ... the receive buffer, for those copies */
+    size_t pbytes;          /* bytes of one message */
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */

@@ -12,7 +12,8 @@
  * communicator with the same whole buffers (its global meaning is MPI's
  * collective, its neighbourhood meaning is checked against first
  * principles by test_nbhcoll and test_differential).  --break-oracle
- * corrupts the oracle: the run must fail. */
+ * corrupts the oracle: the run must fail.  --multiple runs the same under
+ * MPI_THREAD_MULTIPLE. */
 #include "mpitest.h"
 
 #include <stdio.h>
@@ -396,6 +397,38 @@ static void bad_uses(const ctx *c)
                                       &r)),
           MPI_ERR_COUNT, "a block above INT_MAX elements");
     MT_CHECK(r == CART_REQUEST_NULL, "%s: a failed init wrote the request", w);
+    /* the early bird's aggregation size (info); a partition marked twice
+     * for one destination, or for all after one (the early bird keeps a
+     * mark per partition and destination; the general transport counts a
+     * partition's marks only, O(1) per partition whatever the number of
+     * destinations of the global meaning) */
+    if (strcmp(c->name, "moore") == 0) {
+        MPI_Info bad;
+        MPI_Info_create(&bad);
+        MPI_Info_set(bad, "cartcoll_part_aggregate", "-5");
+        MT_EQ(cls_of(Cart_palltoall_init(sb, 3, 4, MPI_INT, rb, 4, 3, MPI_INT, c->comm, bad, &r)), MPI_ERR_ARG,
+              "cartcoll_part_aggregate = -5");
+        MPI_Info_set(bad, "cartcoll_part_aggregate", "0");
+        rc = Cart_pallgather_init(sb, 3, 4, MPI_INT, rb, 4, 3, MPI_INT, c->comm, bad, &r);
+        MT_CHECK(rc == MPI_SUCCESS, "%s: pallgather init with cartcoll_part_aggregate = 0 failed", w);
+        MPI_Info_free(&bad);
+        if (rc == MPI_SUCCESS) {
+            Cart_start(&r);
+            if (outdeg > 0) {
+                MT_EQ(cls_of(Cart_pready_to(0, 0, r)), MPI_SUCCESS, "partition 0 for destination 0");
+                MT_EQ(cls_of(Cart_pready_to(0, 0, r)), MPI_ERR_ARG, "partition 0 for destination 0 twice");
+                MT_EQ(cls_of(Cart_pready(0, r)), MPI_ERR_ARG, "partition 0 for all after destination 0");
+                for (int d = 1; d < outdeg; d++) Cart_pready_to(0, d, r);
+            } else {
+                Cart_pready(0, r);
+            }
+            MT_EQ(cls_of(Cart_pready_range(1, 2, r)), MPI_SUCCESS, "partitions 1 and 2");
+            MT_EQ(cls_of(Cart_pready_to(1, 0, r)), outdeg > 0 ? MPI_ERR_ARG : MPI_ERR_RANK,
+                  "partition 1 for destination 0 after all");
+            MT_EQ(cls_of(Cart_wait(&r)), MPI_SUCCESS, "the wait after marking twice");
+            Cart_request_free(&r);
+        }
+    }
     /* a non-partitioned request */
     Cart_request q;
     Cart_allgather_init(sb, 1, MPI_INT, rb, 1, MPI_INT, c->comm, MPI_INFO_NULL, &q);
@@ -414,8 +447,11 @@ static void bad_uses(const ctx *c)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int provided, multiple = 0;
+    for (int a = 1; a < argc; a++) multiple |= !strcmp(argv[a], "--multiple");
+    /* --multiple: marks and polls may call MPI from any thread (the early
+     * bird sends from the marking thread; its progress thread runs) */
+    MPI_Init_thread(&argc, &argv, multiple ? MPI_THREAD_MULTIPLE : MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
     mt_name = "test_partitioned";
