@@ -9,6 +9,8 @@
  *   cb_global.c    --global-allreduce: its communicators, buffers, check
  *   cb_setup.c     --setup: the time of create + *_init
  *   cb_calls.c     the calls (cartcoll, MPI), one checked call
+ *   cb_p2p.c       the p2p variants (a message per neighbour) and floor (one
+ *                  message per distinct peer) on a plain duplicate of world
  *   cb_timing.c    run_case: warm-up, the timed loop, --calibrate
  *   cb_output.c    result rows, console, CSV, Markdown, summary, progress
  *   cb_plot.c      --plot (gnuplot)
@@ -65,14 +67,30 @@ extern const char *const form_tag[NFORMS]; /* "", "-i", "-p": part of a variant'
 enum { COMM_NBH, COMM_MPICART, COMM_GRAPH, COMM_PLAIN, NCOMM };
 extern const char *const comm_name[NCOMM]; /* nbh, mpicart, graph, plain */
 
-/* One way of running a collective: the MPI baseline in a form, or cartcoll
- * in a form with an algorithm and an executor. */
+/* Whether this MPI has MPI_Dist_graph_create_adjacent (SimGrid SMPI has
+ * not: bench/CMakeLists.txt sets 0 there); without it the mpi variants of
+ * the neighbourhood collectives cannot run and the default baseline is
+ * p2p. */
+#ifndef HAVE_MPI_DIST_GRAPH
+#define HAVE_MPI_DIST_GRAPH 1
+#endif
+
+/* What runs a variant: MPI's neighbourhood collectives, point-to-point by
+ * cartbench itself (p2p: a message per neighbour; floor: one message per
+ * distinct peer, cb_p2p.c), or cartcoll. */
+enum { VK_CART, VK_MPI, VK_P2P, VK_FLOOR, NVK };
+extern const char *const kind_name[NVK]; /* cart, mpi, p2p, floor */
+
+/* One way of running a collective: the MPI baseline in a form, p2p in a
+ * form, the floor, or cartcoll in a form with an algorithm and an
+ * executor.  mpi is set for every variant that is not cartcoll's (it runs
+ * once per case, not per --comm, on cartbench's own communicators). */
 typedef struct {
-    int mpi, form, alg, ex;
-    char name[48]; /* mpi-i, cart-p-torus-pack, ... */
+    int mpi, form, alg, ex, kind;
+    char name[48]; /* mpi-i, p2p-p, floor, cart-p-torus-pack, ... */
 } variant;
 
-#define MAXVAR (3 + NFORMS * NALG * NEX)
+#define MAXVAR (3 + 2 + 1 + NFORMS * NALG * NEX)
 /* What a case times: each selected MPI variant once (on MPI's graph), each
  * selected cartcoll variant once per --comm communicator. */
 typedef struct {
@@ -85,7 +103,7 @@ typedef struct {
 extern variant allvar[MAXVAR];
 extern int nallvar;
 
-/* Fill allvar (mpi-p only with MPI >= 4). */
+/* Fill allvar (mpi-p only with MPI >= 4): mpi, p2p, p2p-p, floor, cart... */
 void make_variants(void);
 /* A variant name with explicit parts (cart-b-auto-pack, mpi-b) -> its index
  * in allvar; -1 if it names none. */
@@ -105,6 +123,8 @@ typedef struct {
     int *ms, nm;  /* block sizes */
     int ops[NOPS], nops;
     int vsel[MAXVAR], nvar; /* indices into allvar, baseline first */
+    int baseline;     /* --baseline: index into allvar (mpi, p2p or floor) */
+    int need_graph;   /* an mpi variant runs: make MPI's distributed graph */
     int reps, warmup, mesh, irregular, progress, calibrate, tolerate_mpi, summary;
     int inject_fault; /* --inject-fault: corrupt one received int of the cartcoll variants */
     int comm;         /* COMM_*: the first --comm, COMM_PLAIN with --global-allreduce */
@@ -151,13 +171,16 @@ typedef struct {
     cb_nbh nbh;
     int d, t, dims[32], periods[32];
     MPI_Comm comm[NALG][NEX]; /* Cart communicators with those defaults */
-    MPI_Comm graph;           /* MPI_Dist_graph_create_adjacent equivalent */
+    MPI_Comm graph;           /* MPI_Dist_graph_create_adjacent equivalent (only
+                               * when an mpi variant runs; else MPI_COMM_NULL) */
+    MPI_Comm plain;           /* duplicate of world: p2p, floor, rooted baseline */
     int kind;                 /* COMM_*: the first --comm (COMM_PLAIN: --global-allreduce) */
     MPI_Comm alt[NCOMM];      /* the cartcoll variants' communicator on each --comm
                                * kind but COMM_NBH (comm[][] there); else MPI_COMM_NULL */
     int indeg, outdeg;
     int *src_idx, *dst_idx;   /* neighbour index of each graph in/out edge */
     int *exp_src, *exp_dst;   /* ranks of R - N[i], R + N[i] from MPI_Cart_coords/rank */
+    int *p2p_src, *p2p_dst;   /* the same in plain, from row-major grid arithmetic */
     int nbh_ok;               /* Cart_neighbor_get and Cart_stencil agreed */
     int mpi_unsafe;           /* the MPI's neighbourhood collectives hang on this graph */
 } nbhctx;
@@ -257,6 +280,29 @@ int setup_rooted_case(kase *k, const nbhctx *c, const options *o, int op, int m)
  * on the baseline's graph communicator, reduce summing at the root. */
 int rooted_baseline(const kase *k, const nbhctx *c);
 
+/* ---- p2p and floor (cb_p2p.c) ----------------------------------------- */
+
+/* c->p2p_src/p2p_dst from the grid alone (row-major ranks, as MPI's
+ * Cartesian ranks without reordering) and c->plain; -1 on an MPI error. */
+int setup_p2p(nbhctx *c, MPI_Comm world);
+/* A variant's point-to-point messages on c->plain (opaque). */
+typedef struct p2p_plan p2p_plan;
+/* The messages of a p2p or floor variant v for case k; persistent ones
+ * initialised.  NULL (and *rc an MPI error) on failure. */
+p2p_plan *p2p_create(const kase *k, const nbhctx *c, const variant *v, int *rc);
+/* One operation: p2p into k->rbuf (the cartcoll layout), floor into its
+ * packed receive buffer. */
+int p2p_run(p2p_plan *p, const kase *k);
+/* floor only: the packed receive buffer into k->rbuf's blocks (untimed,
+ * for the check). */
+void floor_unpack(const p2p_plan *p, const kase *k);
+/* floor only: SENTINEL into the packed receive buffer (before a checked
+ * call, so that bytes that never arrived show). */
+void p2p_clear(p2p_plan *p);
+void p2p_free(p2p_plan *p);
+/* Whether variant v (p2p, floor) can run collective op. */
+int p2p_supports(const variant *v, int op);
+
 /* ---- Calls (cb_calls.c) ------------------------------------------------ */
 
 /* A variant while its case runs. */
@@ -265,6 +311,7 @@ typedef struct {
     int comm;                 /* COMM_*: where a cartcoll variant runs */
     Cart_request creq;        /* persistent cartcoll request */
     MPI_Request mreq;         /* persistent MPI request */
+    p2p_plan *p2p;            /* p2p and floor: their messages */
     int err, bad;             /* local: a call failed / a check failed */
     int skip;                 /* an MPI baseline this MPI cannot run here */
     double *times;            /* one per timed repetition */

@@ -175,10 +175,17 @@ vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const c
         s->mreq = MPI_REQUEST_NULL;
         s->times = xmalloc(sizeof(double) * (size_t)o->reps);
         /* MPI has no rooted neighbourhood collectives: their baseline is
-         * point-to-point, blocking only */
-        s->skip = s->v->mpi && (c->mpi_unsafe || (op_rooted(k->op) && s->v->form != F_BLOCKING));
+         * point-to-point, blocking only; without MPI's graph (not asked for,
+         * or no MPI_Dist_graph_create) the others cannot run */
+        if (s->v->kind == VK_MPI)
+            s->skip = c->mpi_unsafe || (op_rooted(k->op) ? s->v->form != F_BLOCKING
+                                                         : c->graph == MPI_COMM_NULL);
+        else if (s->v->kind != VK_CART)
+            s->skip = !p2p_supports(s->v, k->op);
         int rc = MPI_SUCCESS;
-        if (s->v->form == F_PERSISTENT && !s->skip) {
+        if ((s->v->kind == VK_P2P || s->v->kind == VK_FLOOR) && !s->skip && !op_rooted(k->op)) {
+            s->p2p = p2p_create(k, c, s->v, &rc);
+        } else if (s->v->form == F_PERSISTENT && !s->skip) {
             if (s->v->mpi) {
                 rc = mpi_call(k, c->graph, F_PERSISTENT, &s->mreq);
             } else {
@@ -202,6 +209,7 @@ void vstate_release(vstate *s)
 {
     if (s->creq != CART_REQUEST_NULL) Cart_request_free(&s->creq);
     if (s->mreq != MPI_REQUEST_NULL) MPI_Request_free(&s->mreq);
+    p2p_free(s->p2p);
     free(s->times);
 }
 
@@ -210,6 +218,7 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
     const variant *v = s->v;
     int rc;
     if (v->mpi && op_rooted(k->op)) return rooted_baseline(k, c);
+    if (v->kind == VK_P2P || v->kind == VK_FLOOR) return p2p_run(s->p2p, k);
     if (v->mpi) {
         if (v->form == F_BLOCKING) {
             rc = mpi_call(k, c->graph, F_BLOCKING, NULL);
@@ -286,8 +295,10 @@ void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
         check_rooted(s, k, c, inject_fault);
         return;
     }
-    int *rb = s->v->mpi ? k->mrbuf : k->rbuf;
-    fill_ints(rb, s->v->mpi ? k->mrlen : k->rlen, SENTINEL);
+    int mpi = s->v->kind == VK_MPI;
+    int *rb = mpi ? k->mrbuf : k->rbuf;
+    fill_ints(rb, mpi ? k->mrlen : k->rlen, SENTINEL);
+    if (s->p2p) p2p_clear(s->p2p);
     int rc = run_once(s, k, c);
     if (rc != MPI_SUCCESS) {
         char what[256];
@@ -297,8 +308,14 @@ void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
         s->err = 1;
         return;
     }
-    if (s->v->mpi) {
+    if (mpi) {
         check_mpi_result(s, k, c);
+    } else if (s->v->mpi) {
+        /* p2p, floor: against the grid's expectation (first principles);
+         * floor's bytes are placed in the blocks only now */
+        if (s->v->kind == VK_FLOOR) floor_unpack(s->p2p, k);
+        if (inject_fault && world_rank == 0 && k->rlen) k->rbuf[0] ^= 1; /* the checker's own test */
+        if (differs(k->rbuf, k->expect, k, c, s, "the grid's expectation")) s->bad = 1;
     } else {
         if (inject_fault && world_rank == 0 && k->rlen) k->rbuf[0] ^= 1; /* the checker's own test */
         int mpicart = s->comm == COMM_MPICART;

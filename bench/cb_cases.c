@@ -244,12 +244,16 @@ int setup_nbh(nbhctx *c, const options *o, MPI_Comm world, const int need[NALG][
     int *src = malloc(sizeof(int) * (size_t)t + 1), *dst = malloc(sizeof(int) * (size_t)t + 1);
     int *sw = malloc(sizeof(int) * (size_t)t + 1), *dw = malloc(sizeof(int) * (size_t)t + 1);
     int rc = MPI_ERR_OTHER;
+    c->graph = c->plain = MPI_COMM_NULL;
     if (!check_neighbours(c, world, src, sw, dst, dw)) {
         compact_edges(c, src, sw, dst, dw);
         guard_mpich(c, world);
-        rc = MPI_Dist_graph_create_adjacent(c->comm[0][0], c->indeg, src, sw, c->outdeg, dst, dw, MPI_INFO_NULL, 0,
-                                            &c->graph);
-        if (rc != MPI_SUCCESS) report_error("MPI_Dist_graph_create_adjacent", rc);
+        rc = setup_p2p(c, world) ? MPI_ERR_OTHER : MPI_SUCCESS;
+        if (rc == MPI_SUCCESS && o->need_graph) {
+            rc = MPI_Dist_graph_create_adjacent(c->comm[0][0], c->indeg, src, sw, c->outdeg, dst, dw, MPI_INFO_NULL,
+                                                0, &c->graph);
+            if (rc != MPI_SUCCESS) report_error("MPI_Dist_graph_create_adjacent", rc);
+        }
         for (int i = 0; i < o->ncomm && rc == MPI_SUCCESS; i++) rc = create_alt(c, o->comms[i], world, src, sw, dst, dw);
     }
     free(src);
@@ -257,7 +261,7 @@ int setup_nbh(nbhctx *c, const options *o, MPI_Comm world, const int need[NALG][
     free(sw);
     free(dw);
     if (rc != MPI_SUCCESS) return -1;
-    MPI_Comm_set_errhandler(c->graph, MPI_ERRORS_RETURN);
+    if (c->graph != MPI_COMM_NULL) MPI_Comm_set_errhandler(c->graph, MPI_ERRORS_RETURN);
     return 0;
 }
 
@@ -267,12 +271,15 @@ void free_nbh(nbhctx *c)
         for (int e = 0; e < NEX; e++)
             if (c->comm[a][e] != MPI_COMM_NULL) MPI_Comm_free(&c->comm[a][e]);
     if (c->graph != MPI_COMM_NULL) MPI_Comm_free(&c->graph);
+    if (c->plain != MPI_COMM_NULL) MPI_Comm_free(&c->plain);
     for (int k = 0; k < NCOMM; k++)
         if (c->alt[k] != MPI_COMM_NULL) MPI_Comm_free(&c->alt[k]);
     free(c->src_idx);
     free(c->dst_idx);
     free(c->exp_src);
     free(c->exp_dst);
+    free(c->p2p_src);
+    free(c->p2p_dst);
     cb_nbh_free(&c->nbh);
 }
 

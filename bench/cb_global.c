@@ -18,7 +18,7 @@ int setup_global(nbhctx *c, MPI_Comm world)
     c->nbh_ok = 1;
     for (int a = 0; a < NALG; a++)
         for (int e = 0; e < NEX; e++) c->comm[a][e] = MPI_COMM_NULL;
-    c->graph = MPI_COMM_NULL;
+    c->graph = c->plain = MPI_COMM_NULL;
     for (int k = 0; k < NCOMM; k++) c->alt[k] = MPI_COMM_NULL;
     /* Separate duplicates, so that neither implementation's state (cartcoll
      * caches its classification on the communicator) touches the other's. */

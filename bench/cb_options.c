@@ -70,13 +70,34 @@ static const char usage_options[] =
 "                     cart-combining,cart-torus,cart-p); names:\n"
 "                       mpi, mpi-i, mpi-p   MPI_Neighbor_X, MPI_Ineighbor_X + MPI_Wait,\n"
 "                                           MPI_Neighbor_X_init + MPI_Start/Wait (MPI >= 4)\n"
+"                       p2p, p2p-p          one MPI_Irecv/MPI_Isend per neighbour (what\n"
+"                                           Open MPI and MPICH do inside MPI_Neighbor_X)\n"
+"                                           on a duplicate of MPI_COMM_WORLD, ranks from\n"
+"                                           the grid; p2p-p: persistent (MPI_Recv_init/\n"
+"                                           MPI_Send_init, MPI_Startall + MPI_Waitall);\n"
+"                                           not for allreduce; bcast..reduce: p2p only\n"
+"                       floor               one contiguous message per distinct peer\n"
+"                                           rank with all the bytes of its edges, packed\n"
+"                                           beforehand, persistent (the bytes to itself:\n"
+"                                           one memcpy): the floor of the machine for the\n"
+"                                           same data volume.  NOT a collective: nothing\n"
+"                                           is placed per block while timed; its check\n"
+"                                           unpacks the received bytes afterwards and\n"
+"                                           compares them with the grid's expectation;\n"
+"                                           allgather[v|w] (a copy of the send block\n"
+"                                           per edge), alltoall[v|w] only\n"
 "                       cart[-i|-p][-ALG][-EXEC]\n"
 "                                           Cart_X, Cart_iX + Cart_wait, Cart_X_init\n"
 "                                           + Cart_start/Cart_wait, with ALG = direct,\n"
 "                                           combining, torus and EXEC = datatype, pack\n"
 "                                           (left out: auto)\n"
 "                     shell patterns (cart-p-*, *-pack) and `all` are allowed; the\n"
-"                     baseline `mpi` is always measured; --list-variants lists all\n"
+"                     baseline is always measured; --list-variants lists all\n"
+"  --baseline NAME    the variant the speed-ups are relative to, always run first:\n"
+"                     mpi (default), p2p (default where MPI has no\n"
+"                     MPI_Dist_graph_create, as SimGrid SMPI; no MPI distributed\n"
+"                     graph is made unless an mpi variant is selected) or floor\n"
+"                     (speed-up = the fraction of the floor a variant reaches)\n"
 "  --irregular        alltoallv/alltoallw: block i has m^(d-z) ints, z = number of\n"
 "                     non-zero coordinates of vector i (0 for z = 0), as seed 002\n"
 "                     sec. 4.2 (corners small, faces large)\n"
@@ -129,7 +150,8 @@ static const char usage_options[] =
 "                     ping-pong between ranks 0 and 1 and print\n"
 "                     `export CARTCOLL_ALPHA=... CARTCOLL_BETA=...` for the\n"
 "                     library's automatic choice\n"
-"  --list-variants    print every variant name and exit\n"
+"  --list-variants    print every variant name and exit (floor is no collective:\n"
+"                     see --variants)\n"
 "  --tolerate-mpi     BADMPI rows do not make the exit status non-zero\n"
 "  --inject-fault     testing: flip a bit of rank 0's receive buffer after each\n"
 "                     checked cartcoll call, so the checks must report FAIL\n"
@@ -144,10 +166,11 @@ static const char usage_method[] =
 "the repetitions, values outside Tukey's fences [Q1 - 3 IQR, Q3 + 3 IQR] are\n"
 "dropped; the median of the rest is reported with the 95% confidence interval\n"
 "[x_(j), x_(k+1-j)] from the binomial distribution of order statistics.\n"
-"speed-up = median of blocking MPI_Neighbor_X / median of the variant (> 1:\n"
-"faster than MPI).  rounds = Cart_schedule_stats rounds for the variant's\n"
+"speed-up = median of the baseline (blocking MPI_Neighbor_X unless --baseline)\n"
+"/ median of the variant (> 1: faster).  rounds = Cart_schedule_stats rounds for the variant's\n"
 "algorithm, i.e. for a grid large enough that no offset wraps (on small grids\n"
-"the library runs the reduced neighbourhood with fewer); t for mpi.\n"
+"the library runs the reduced neighbourhood with fewer); t for mpi and p2p,\n"
+"none for floor.\n"
 "\n";
 
 /* What the check column means (checked_call, row_from_vstate). */
@@ -155,8 +178,9 @@ static const char usage_checks[] =
 "Checks: the send blocks hold values unique per process, block and element;\n"
 "the v/w variants place blocks in reversed order with one-int gaps.  The MPI\n"
 "baseline's receive buffer is compared with the values expected from the\n"
-"process grid (computed with MPI_Cart_coords/MPI_Cart_rank), every other\n"
-"variant's with the baseline's, after each warm-up call and once more after\n"
+"process grid (computed with MPI_Cart_coords/MPI_Cart_rank), so are p2p's and\n"
+"floor's (unpacked), every other variant's with MPI's result (the expectation\n"
+"when no mpi variant runs), after each warm-up call and once more after\n"
 "the timed calls (all untimed).  Cart_neighbor_get (which the baseline's graph\n"
 "is built from) and Cart_stencil are checked against the grid too.  check =\n"
 "  OK      right data\n"
@@ -307,12 +331,12 @@ static void report_no_variant(const char *tok)
         fprintf(stderr, "cartbench: no variant matches '%s' (see --list-variants)\n", tok);
 }
 
-/* --variants: names, shell patterns or `all`; o->vsel in allvar order, so
- * the baseline (always selected) comes first. */
+/* --variants: names, shell patterns or `all`; o->vsel the baseline (always
+ * selected) first, then the others in allvar order. */
 static int select_variants(const char *list, options *o)
 {
     int want[MAXVAR] = { 0 };
-    want[0] = 1; /* blocking MPI: the baseline */
+    want[o->baseline] = 1;
     char *copy = strdup(list), *save = NULL;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int hit = 0;
@@ -344,8 +368,12 @@ static int select_variants(const char *list, options *o)
     }
     free(copy);
     o->nvar = 0;
-    for (int i = 0; i < nallvar; i++)
-        if (want[i]) o->vsel[o->nvar++] = i;
+    o->vsel[o->nvar++] = o->baseline; /* first: the speed-ups' base */
+    o->need_graph = 0;
+    for (int i = 0; i < nallvar; i++) {
+        if (want[i] && i != o->baseline) o->vsel[o->nvar++] = i;
+        if (want[i] && allvar[i].kind == VK_MPI) o->need_graph = HAVE_MPI_DIST_GRAPH;
+    }
     return 0;
 }
 
@@ -355,6 +383,7 @@ static int select_variants(const char *list, options *o)
  * --reps overrides --quick in either order). */
 typedef struct {
     const char *ms, *ops, *vars; /* ops, vars: NULL if not given */
+    const char *baseline;        /* --baseline; NULL if not given */
     int quick, reps, warmup; /* reps, warmup: -1 if not given */
     int comm_given;
 } given;
@@ -377,7 +406,7 @@ static void set_defaults(options *o, given *g, int argc)
 static int takes_value(const char *a)
 {
     static const char *const names[] = { "-m",    "--ops",      "--variants", "--reps", "--warmup", "--max-mib",
-                                         "--csv", "--markdown", "--plot",     "--comm" };
+                                         "--csv", "--markdown", "--plot",     "--comm", "--baseline" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i])) return 1;
     return 0;
@@ -392,6 +421,9 @@ static int take_value(const char *a, const char *val, options *o, given *g)
         g->ops = val;
     } else if (!strcmp(a, "--variants")) {
         g->vars = val;
+    } else if (!strcmp(a, "--baseline")) {
+        g->baseline = val;
+        return strcmp(val, "mpi") && strcmp(val, "p2p") && strcmp(val, "floor") ? -1 : 0;
     } else if (!strcmp(a, "--reps")) {
         return parse_positive(val, 1, &g->reps);
     } else if (!strcmp(a, "--warmup")) {
@@ -488,6 +520,10 @@ static int check_modes(options *o, given *g)
         bad = "--global-allreduce takes no NEIGHBOURHOOD, --ops or --comm";
     else if (o->setup && (o->global || !o->nspecs))
         bad = "--setup needs a NEIGHBOURHOOD and takes no --global-allreduce";
+    else if (o->global && g->baseline && strcmp(g->baseline, "mpi"))
+        bad = "--global-allreduce has only the mpi baseline (MPI_Allreduce)";
+    else if (!HAVE_MPI_DIST_GRAPH && !o->global && g->baseline && !strcmp(g->baseline, "mpi"))
+        bad = "--baseline mpi needs MPI_Dist_graph_create_adjacent, which this MPI lacks (use p2p)";
     else if (has_comm(o, COMM_GRAPH) && o->mesh)
         bad = "--comm graph needs a torus: a distributed graph has no MPI_PROC_NULL neighbours, so its blocks "
               "would not be the neighbourhood's (use --comm mpicart or nbh with --mesh)";
@@ -496,11 +532,18 @@ static int check_modes(options *o, given *g)
         return -1;
     }
     if (o->global) o->comm = o->comms[0] = COMM_PLAIN;
+    if (!g->baseline) g->baseline = HAVE_MPI_DIST_GRAPH || o->global ? "mpi" : "p2p";
+    o->baseline = canonical_variant(g->baseline);
     if (!g->ops) g->ops = "alltoall,allgather";
-    if (!g->vars)
-        g->vars = o->global                                 ? "mpi,cart"
-                  : o->ncomm == 1 && o->comm == COMM_NBH ? "mpi,cart,cart-direct,cart-combining,cart-torus,cart-p"
-                                                         : "mpi,cart,cart-i,cart-p";
+    if (!g->vars) {
+        /* the baseline first (mpi unless --baseline or no dist graphs) */
+        static char def[128];
+        snprintf(def, sizeof def, "%s,%s", g->baseline,
+                 o->global                               ? "cart"
+                 : o->ncomm == 1 && o->comm == COMM_NBH ? "cart,cart-direct,cart-combining,cart-torus,cart-p"
+                                                        : "cart,cart-i,cart-p");
+        g->vars = def;
+    }
     return 0;
 }
 

@@ -109,7 +109,7 @@ static int row_check(const vstate *s, const nbhctx *c)
     /* The neighbourhood and the graph were verified, so wrong data from MPI
      * is MPI's (MPICH 4.0 matches repeated edges between two processes in
      * reverse order). */
-    if (s->v->mpi && check == CHK_FAIL && c->nbh_ok) check = CHK_BADMPI;
+    if (s->v->kind == VK_MPI && check == CHK_FAIL && c->nbh_ok) check = CHK_BADMPI;
     if (!s->v->mpi && !c->nbh_ok && check == CHK_OK) check = CHK_FAIL;
     return check;
 }
@@ -119,6 +119,7 @@ static int row_check(const vstate *s, const nbhctx *c)
 static int row_rounds(const variant *v, const nbhctx *c, int op, int comm_kind)
 {
     if (op == OP_ALLREDUCE) return -1;
+    if (v->kind == VK_FLOOR) return -1; /* one message per distinct peer, no rounds */
     if (v->mpi) return c->t;
     int rounds;
     MPI_Comm comm = comm_kind != COMM_NBH && c->alt[comm_kind] != MPI_COMM_NULL ? c->alt[comm_kind] : c->comm[0][0];
@@ -253,11 +254,12 @@ static void summary_line(const results *res, const options *o, int i)
 
 void print_summary(const results *res, const options *o)
 {
-    printf("\nspeed-up over the MPI baseline (median MPI time / median time; > 1: faster than MPI)\n");
+    printf("\nspeed-up over the baseline %s (its median time / median time; > 1: faster than it)\n",
+           allvar[o->baseline].name);
     summary_header(res, o);
     for (int i = 0; i < res->nrows; i++) {
         const row *r = &res->rows[i];
-        if (allvar[r->var].mpi && allvar[r->var].form == F_BLOCKING) continue;
+        if (r->run == 0) continue; /* the baseline itself */
         int first = 1; /* first row of this (neighbourhood, run)? */
         for (int j = 0; j < i && first; j++) first = !(res->rows[j].inbh == r->inbh && res->rows[j].run == r->run);
         if (first) summary_line(res, o, i);
@@ -289,7 +291,7 @@ static void csv_row(FILE *f, const row *r, const options *o, const char *lib)
     const variant *v = &allvar[r->var];
     int timed = timed_check(r->check);
     fprintf(f, "\"%s\",%d,\"%s\",%d,%d,%s,%d,%s,%s,%s,%s,%s,%d,%d,%lld,", lib, world_size, r->nbh, r->d, r->t, r->dims,
-            !o->mesh, op_name[r->op], v->name, v->mpi ? "mpi" : form_name[v->form],
+            !o->mesh, op_name[r->op], v->name, v->mpi ? kind_name[v->kind] : form_name[v->form],
             v->mpi ? form_name[v->form] : alg_name[v->alg], v->mpi ? "-" : ex_name[v->ex], r->m,
             irregular_blocks(o, r->op), r->bytes);
     if (r->rounds >= 0)
@@ -307,7 +309,10 @@ static void csv_row(FILE *f, const row *r, const options *o, const char *lib)
         fprintf(f, ",");
     /* comm: where the row's calls ran (the baseline on MPI's own). */
     fprintf(f, "%s,%s,", chk_name[r->check],
-            !v->mpi ? comm_name[r->comm] : r->comm == COMM_PLAIN ? "plain" : "mpi-dist-graph");
+            !v->mpi                ? comm_name[r->comm]
+            : v->kind != VK_MPI    ? "plain-p2p"
+            : r->comm == COMM_PLAIN ? "plain"
+                                   : "mpi-dist-graph");
     if (timed && r->comm_ratio > 0)
         fprintf(f, "%.4f\n", r->comm_ratio);
     else

@@ -136,7 +136,7 @@ static int p2p_spread(const kase *k, const nbhctx *c, MPI_Comm g, MPI_Request *r
 
 int rooted_baseline(const kase *k, const nbhctx *c)
 {
-    MPI_Comm g = c->graph;
+    MPI_Comm g = c->plain; /* ranks as the grid's: no reordering anywhere */
     MPI_Request *rq = xmalloc(sizeof(MPI_Request) * (size_t)(c->t + 1));
     int rc;
     if (k->op == OP_NGATHER) {

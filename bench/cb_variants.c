@@ -22,6 +22,7 @@ const int alg_const[NALG] = { CART_ALGORITHM_AUTO, CART_ALGORITHM_DIRECT, CART_A
 const char *const ex_name[NEX] = { "auto", "datatype", "pack" };
 const char *const form_name[NFORMS] = { "blocking", "nonblocking", "persistent" };
 const char *const form_tag[NFORMS] = { "", "-i", "-p" };
+const char *const kind_name[NVK] = { "cart", "mpi", "p2p", "floor" };
 
 variant allvar[MAXVAR];
 int nallvar;
@@ -31,14 +32,19 @@ void make_variants(void)
     for (int f = 0; f < NFORMS; f++) {
         if (f == F_PERSISTENT && !HAVE_MPI_PERSISTENT_NEIGHBOR) continue;
         variant *v = &allvar[nallvar++];
-        *v = (variant){ 1, f, 0, 0, "" };
+        *v = (variant){ 1, f, 0, 0, VK_MPI, "" };
         snprintf(v->name, sizeof v->name, "mpi%s", form_tag[f]);
     }
+    /* p2p: blocking and persistent (a non-blocking form would post the same
+     * messages as the blocking one); floor: persistent only */
+    allvar[nallvar++] = (variant){ 1, F_BLOCKING, 0, 0, VK_P2P, "p2p" };
+    allvar[nallvar++] = (variant){ 1, F_PERSISTENT, 0, 0, VK_P2P, "p2p-p" };
+    allvar[nallvar++] = (variant){ 1, F_PERSISTENT, 0, 0, VK_FLOOR, "floor" };
     for (int f = 0; f < NFORMS; f++)
         for (int a = 0; a < NALG; a++)
             for (int e = 0; e < NEX; e++) {
                 variant *v = &allvar[nallvar++];
-                *v = (variant){ 0, f, a, e, "" };
+                *v = (variant){ 0, f, a, e, VK_CART, "" };
                 snprintf(v->name, sizeof v->name, "cart%s%s%s%s%s", form_tag[f], a ? "-" : "", a ? alg_name[a] : "",
                          e ? "-" : "", e ? ex_name[e] : "");
             }
@@ -46,13 +52,14 @@ void make_variants(void)
 
 int variant_allowed(const variant *v, int comm)
 {
+    if (v->kind == VK_P2P || v->kind == VK_FLOOR) return comm != COMM_PLAIN; /* neighbourhoods only */
     if (v->mpi || comm == COMM_NBH) return 1;
     if (comm != COMM_PLAIN && v->form == F_PERSISTENT) return 1;
     return v->alg == ALG_AUTO && v->ex == EX_AUTO;
 }
 
-/* The parts of a name after "mpi"/"cart" come in this order, each optional:
- * form (b, i, p), algorithm, executor. */
+/* The parts of a name after "mpi"/"p2p"/"floor"/"cart" come in this order,
+ * each optional: form (b, i, p), algorithm, executor (cart only). */
 enum { STAGE_FORM, STAGE_ALG, STAGE_EX, STAGE_DONE };
 
 /* Take one part tok at or after *stage; 0 if it is none of the parts left. */
@@ -84,14 +91,15 @@ int canonical_variant(const char *s)
     snprintf(buf, sizeof buf, "%s", s);
     char *tok = strtok_r(buf, "-", &save);
     if (!tok) return -1;
-    int mpi = !strcmp(tok, "mpi");
-    if (!mpi && strcmp(tok, "cart")) return -1;
-    int form = F_BLOCKING, alg = ALG_AUTO, ex = EX_AUTO, stage = STAGE_FORM;
+    int kind = 0;
+    while (kind < NVK && strcmp(tok, kind_name[kind])) kind++;
+    if (kind == NVK) return -1;
+    int form = kind == VK_FLOOR ? F_PERSISTENT : F_BLOCKING, alg = ALG_AUTO, ex = EX_AUTO, stage = STAGE_FORM;
     while ((tok = strtok_r(NULL, "-", &save))) {
         int ok = take_part(tok, &stage, &form, &alg, &ex);
-        if (!ok || (mpi && stage != STAGE_ALG)) return -1; /* mpi takes a form only */
+        if (!ok || (kind != VK_CART && stage != STAGE_ALG)) return -1; /* the others take a form only */
     }
     for (int i = 0; i < nallvar; i++)
-        if (allvar[i].mpi == mpi && allvar[i].form == form && allvar[i].alg == alg && allvar[i].ex == ex) return i;
+        if (allvar[i].kind == kind && allvar[i].form == form && allvar[i].alg == alg && allvar[i].ex == ex) return i;
     return -1;
 }
