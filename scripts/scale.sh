@@ -6,6 +6,7 @@
 #   scripts/scale.sh --titan            a subset at 16384 processes (Titan)
 #   scripts/scale.sh --local            this machine's model at 4 processes
 #   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
+#   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
 #
 # Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev).
 # Every case runs cartbench under smpirun with the platform file's model;
@@ -19,15 +20,43 @@
 # is 1 if auto is more than 10% slower than the best algorithm in a row.
 set -eu
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build=$root/build/smpi
 out=$root/build/scale
 mode=quick np="" platform="" cases="" ms="" ops="" reps=1 warmup=20 name=""
+# --check-platforms: every platform file (default scripts/platforms/*.xml)
+# has the lines scale.sh reads, with positive numbers, and well-formed XML
+# where python3 can tell.
+check_platforms() {
+  [ $# -gt 0 ] || set -- "$here"/platforms/*.xml
+  bad=0
+  for f in "$@"; do
+    m=$(sed -n 's/.*cartcoll-model: *//p' "$f")
+    n=$(sed -n 's/.*cartcoll-nodes: *//p' "$f")
+    for k in alpha overhead beta; do
+      v=$(echo "$m" | tr ' ' '\n' | sed -n "s/^$k=//p")
+      if ! awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e-?[0-9]+)?$/ && v + 0 > 0) }'; then
+        echo "$f: cartcoll-model lacks a positive $k" >&2; bad=1
+      fi
+    done
+    echo "$n" | grep -Eq 'hosts=[A-Za-z0-9_]+-[0-9]+\.\.[0-9]+ per-node=[1-9][0-9]*' ||
+      { echo "$f: cartcoll-nodes is not hosts=PREFIX-FIRST..LAST per-node=N" >&2; bad=1; }
+    grep -q '<cluster ' "$f" || { echo "$f: no <cluster>" >&2; bad=1; }
+    if command -v python3 >/dev/null &&
+       ! python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$f" 2>/dev/null; then
+      echo "$f: not well-formed XML" >&2; bad=1
+    fi
+    [ $bad = 0 ] && echo "$f: ok"
+  done
+  exit $bad
+}
+
 while [ $# -gt 0 ]; do
   case $1 in
+    --check-platforms) shift; check_platforms "$@" ;;
     --quick) mode=quick ;;
     --full) mode=full ;;
     --titan) mode=titan ;;
