@@ -2,13 +2,15 @@
 #   make check   build and test against both Open MPI and MPICH
 #   make demo    build with Open MPI and run the demo (scripts/demo.sh)
 #   make build   build with Open MPI only
+#   make build-smpi  build for SimGrid SMPI (smpicc) in build/smpi
+#   make scale   the simulated scale lab (scripts/scale.sh, docs/scale.md)
 # Build trees: build/openmpi, build/mpich.  Variables: MPIS, BUILD_TYPE, JOBS.
 MPIS       ?= openmpi mpich
 BUILD_TYPE ?= RelWithDebInfo
 JOBS       ?= 2
 BUILD      := build
 
-.PHONY: all build check demo deps fuzz install clean $(addprefix build-,$(MPIS)) $(addprefix check-,$(MPIS))
+.PHONY: all build build-smpi scale scale-quick check demo deps fuzz install clean $(addprefix build-,$(MPIS)) $(addprefix check-,$(MPIS))
 
 all: build
 
@@ -24,6 +26,19 @@ $(addprefix build-,$(MPIS)): build-%: deps
 	cmake --build $(BUILD)/$* -j $(JOBS)
 
 build: build-openmpi
+
+# SimGrid SMPI (not part of make check): the library, cartbench and the
+# examples, run under smpirun on simulated platforms (scripts/platforms/).
+build-smpi:
+	@test -f $(BUILD)/smpi/CMakeCache.txt || \
+	  cmake -S . -B $(BUILD)/smpi -DCMAKE_C_COMPILER=smpicc -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCARTCOLL_WERROR=ON
+	cmake --build $(BUILD)/smpi -j $(JOBS)
+
+scale: build-smpi
+	scripts/scale.sh --full
+
+scale-quick: build-smpi
+	scripts/scale.sh --quick
 
 $(addprefix check-,$(MPIS)): check-%: build-%
 	cd $(BUILD)/$* && ctest --output-on-failure

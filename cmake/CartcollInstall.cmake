@@ -3,7 +3,11 @@
 # with Fortran, cartcoll::cartcoll_f08 and cartcoll_f08.pc: fortran/CMakeLists.txt).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS cartcoll cartcoll_static cartcoll_preload EXPORT cartcollTargets
+set(_cc_installed cartcoll cartcoll_static)
+if(TARGET cartcoll_preload)
+  list(APPEND _cc_installed cartcoll_preload)
+endif()
+install(TARGETS ${_cc_installed} EXPORT cartcollTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}

@@ -87,7 +87,7 @@ int cc_adopt(MPI_Comm comm, int kind, cc_comm **cs, const char *who)
     cc_nbh *n = NULL;
     int rc = MPI_SUCCESS;
     if (kind == CC_KIND_CART && (rc = MPI_Cartdim_get(comm, &d)) == MPI_SUCCESS) rc = derive(comm, d, &n);
-    if (kind == CC_KIND_GRAPH && (rc = MPI_Topo_test(comm, &topo)) == MPI_SUCCESS)
+    if (kind == CC_KIND_GRAPH && (rc = cc_topo_test(comm, &topo)) == MPI_SUCCESS)
         rc = derive_graph(comm, topo, &n);
     if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
     /* Every process must choose alike without talking: the environment's

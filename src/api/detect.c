@@ -71,19 +71,20 @@ enum {
 #define EMPTY_BOUND (-(1LL << 40)) /* bound of a process without destinations: below any offset */
 
 /* Why a slot is not taken; the largest code wins in the reductions, so the
- * order is that of the sentence worth printing. */
+ * order is that of the sentence worth printing.  (WHY_, not R_: <unistd.h>
+ * defines R_OK, and SimGrid's smpicc includes it in every file.) */
 enum {
-    R_OK = 0,
-    R_MISMATCH,   /* the lists are not one stencil restricted to the grid */
-    R_BOX,        /* the box of offsets is too large for the histogram */
-    R_DIFFER,     /* the processes' lists differ (and no mesh reading was possible) */
-    R_OFFGRID,    /* a neighbour has no grid position */
-    R_NAMING,     /* the processes' namings differ */
-    R_DIMS,       /* more than 64 dimensions */
-    R_COVER,      /* the naming's grid does not cover the communicator exactly */
-    R_REORDERED,  /* MPI reordered the ranks (named comm_old) */
-    R_NOMEM,
-    R_ABSENT      /* the slot does not apply (named vs unnamed) */
+    WHY_OK = 0,
+    WHY_MISMATCH,   /* the lists are not one stencil restricted to the grid */
+    WHY_BOX,        /* the box of offsets is too large for the histogram */
+    WHY_DIFFER,     /* the processes' lists differ (and no mesh reading was possible) */
+    WHY_OFFGRID,    /* a neighbour has no grid position */
+    WHY_NAMING,     /* the processes' namings differ */
+    WHY_DIMS,       /* more than 64 dimensions */
+    WHY_COVER,      /* the naming's grid does not cover the communicator exactly */
+    WHY_REORDERED,  /* MPI reordered the ranks (named comm_old) */
+    WHY_NOMEM,
+    WHY_ABSENT      /* the slot does not apply (named vs unnamed) */
 };
 static const char *const reason_text[] = {
     "",
@@ -165,15 +166,15 @@ static void make_slots(MPI_Comm comm_old, MPI_Comm g, const lists *l, slot *s, i
     cc_naming *nm = NULL;
     int cmp = MPI_UNEQUAL;
     MPI_Comm_compare(comm_old, g, &cmp);
-    for (int i = 0; i < NSLOT; i++) s[i].reason = R_ABSENT;
+    for (int i = 0; i < NSLOT; i++) s[i].reason = WHY_ABSENT;
     *named = cc_naming_find(comm_old, "detection", &nm) == MPI_SUCCESS && nm != NULL;
     if (*named) {
         const cc_grid *ng = &nm->grid;
-        s[0].reason = R_OK;
-        if (cmp != MPI_CONGRUENT && cmp != MPI_IDENT) s[0].reason = R_REORDERED;
-        else if (ng->d > DMAX_NAMED) s[0].reason = R_DIMS;
-        else if (ng->size != l->size) s[0].reason = R_COVER;
-        if (s[0].reason == R_OK) {
+        s[0].reason = WHY_OK;
+        if (cmp != MPI_CONGRUENT && cmp != MPI_IDENT) s[0].reason = WHY_REORDERED;
+        else if (ng->d > DMAX_NAMED) s[0].reason = WHY_DIMS;
+        else if (ng->size != l->size) s[0].reason = WHY_COVER;
+        if (s[0].reason == WHY_OK) {
             s[0].d = ng->d;
             s[0].colmajor = ng->colmajor;
             for (int k = 0; k < ng->d; k++) {
@@ -191,7 +192,7 @@ static void make_slots(MPI_Comm comm_old, MPI_Comm g, const lists *l, slot *s, i
         if (d > 1 && dims[d - 1] == 1) continue; /* = the grid of d-1 dimensions */
         for (int per = 1; per >= 0; per--) {
             slot *x = &s[2 * d - per];
-            x->reason = R_OK;
+            x->reason = WHY_OK;
             x->d = d;
             x->colmajor = 0;
             for (int k = 0; k < d; k++) {
@@ -228,12 +229,12 @@ static void round1_local(const lists *l, slot *s, long long *v, long long *b, in
 {
     memset(v, 0, sizeof(long long) * NV);
     for (int k = 0; k < bd; k++) b[k] = b[bd + k] = EMPTY_BOUND;
-    if (s->reason == R_OK) {
+    if (s->reason == WHY_OK) {
         sides x;
         if (sides_alloc(&x, l, s->d)) {
-            s->reason = R_NOMEM;
+            s->reason = WHY_NOMEM;
         } else if (sides_eval(&x, l, s)) {
-            s->reason = R_OFFGRID;
+            s->reason = WHY_OFFGRID;
         } else {
             int d = s->d, lo[DMAX_NAMED], hi[DMAX_NAMED];
             /* uniform: the sources mirror the destinations (MPI_PROC_NULL
@@ -258,7 +259,7 @@ static void round1_local(const lists *l, slot *s, long long *v, long long *b, in
         }
         free(x.me);
     }
-    if (s->reason == R_OK && s->d > 0) { /* the naming itself, equal everywhere? */
+    if (s->reason == WHY_OK && s->d > 0) { /* the naming itself, equal everywhere? */
         unsigned long long h = (unsigned long long)cc_hash_ints(&s->d, 1, 7ULL + (unsigned)s->colmajor);
         h = (unsigned long long)cc_hash_ints(s->dims, s->d, h);
         v[8] = cc_hash_ints(s->periods, s->d, h);
@@ -271,8 +272,8 @@ static void round1_local(const lists *l, slot *s, long long *v, long long *b, in
 static void round1_agreed(slot *s, const long long *r, const long long *b, int bd)
 {
     s->reason = (int)r[0];
-    if (s->reason == R_OK && r[8] != -r[9]) s->reason = R_NAMING;
-    if (s->reason != R_OK) return;
+    if (s->reason == WHY_OK && r[8] != -r[9]) s->reason = WHY_NAMING;
+    if (s->reason != WHY_OK) return;
     s->uniform = r[1] == 0 && r[2] == -r[3] && r[4] == -r[5] && r[6] == -r[7];
     s->t = r[2];
     if (s->uniform) return;
@@ -283,7 +284,7 @@ static void round1_agreed(slot *s, const long long *r, const long long *b, int b
         s->lo[k] = (int)-b[bd + k];
     }
     s->cells = cc_box_cells(s->d, s->lo, s->hi, BOX_LIMIT);
-    if (s->cells < 0) s->reason = R_BOX;
+    if (s->cells < 0) s->reason = WHY_BOX;
 }
 
 /* Round 3, local: the stencil of slot s from its histogram, and whether
@@ -294,21 +295,21 @@ static int verify(const lists *l, slot *s, const int *hist, int **S, int *sperm,
     *S = NULL;
     int d = s->d;
     long long t = s->cells ? cc_detect_stencil(d, s->lo, s->hi, s->cells, hist, (1LL << 28) / (d + 1), NULL) : 0;
-    if (t < 0) return R_MISMATCH;
+    if (t < 0) return WHY_MISMATCH;
     s->t = t;
     sides x;
-    if (sides_alloc(&x, l, d)) return R_NOMEM;
-    int *own = malloc(sizeof(int) * (size_t)(2 * t + 2)), rc = R_OK;
+    if (sides_alloc(&x, l, d)) return WHY_NOMEM;
+    int *own = malloc(sizeof(int) * (size_t)(2 * t + 2)), rc = WHY_OK;
     *S = malloc(sizeof(int) * (size_t)(t * d + 1));
     if (!own || !*S) {
-        rc = R_NOMEM;
+        rc = WHY_NOMEM;
     } else {
         if (t) cc_detect_stencil(d, s->lo, s->hi, s->cells, hist, t, *S);
         int *sp = sperm ? sperm : own, *rp = rperm ? rperm : own + t + 1;
         if (sides_eval(&x, l, s) ||
             cc_detect_match(&s->g, x.me, (int)t, *S, 1, l->out, x.oo, x.ro, x.nvo, sp) ||
             cc_detect_match(&s->g, x.me, (int)t, *S, -1, l->in, x.oi, x.ri, x.nvi, rp))
-            rc = R_MISMATCH;
+            rc = WHY_MISMATCH;
     }
     free(own);
     free(x.me);
@@ -320,15 +321,15 @@ static int uniform_stencil(const lists *l, slot *s, int **S, int *sperm, int *rp
 {
     sides x;
     *S = NULL;
-    if (sides_alloc(&x, l, s->d)) return R_NOMEM;
-    int rc = R_OK;
+    if (sides_alloc(&x, l, s->d)) return WHY_NOMEM;
+    int rc = WHY_OK;
     *S = malloc(sizeof(int) * ((size_t)l->out * (size_t)s->d + 1));
     if (!*S || sides_eval(&x, l, s)) {
-        rc = *S ? R_OFFGRID : R_NOMEM;
+        rc = *S ? WHY_OFFGRID : WHY_NOMEM;
     } else {
         cc_detect_gather(s->d, x.oo, x.ro, x.nvo, *S);
         memcpy(sperm, x.ro, sizeof(int) * (size_t)x.nvo);
-        if (cc_detect_match(&s->g, x.me, x.nvo, *S, -1, l->in, x.oi, x.ri, x.nvi, rperm)) rc = R_MISMATCH;
+        if (cc_detect_match(&s->g, x.me, x.nvo, *S, -1, l->in, x.oi, x.ri, x.nvi, rperm)) rc = WHY_MISMATCH;
     }
     free(x.me);
     return rc;
@@ -405,21 +406,21 @@ static void verbose_line(const char *who, const slot *s, int named, int pick, in
         fprintf(stderr, "cartcoll: %s: not Cartesian: an error occurred during detection\n", who);
         return;
     }
-    int why = R_OK, tried = 0;
+    int why = WHY_OK, tried = 0;
     for (int i = 1; i < NSLOT; i++)
-        if (s[i].reason != R_ABSENT) {
+        if (s[i].reason != WHY_ABSENT) {
             tried++;
             if (s[i].reason > why) why = s[i].reason;
         }
     if (named || tried == 0) {
-        why = s[0].reason > R_OK && s[0].reason <= R_ABSENT ? s[0].reason : R_MISMATCH;
+        why = s[0].reason > WHY_OK && s[0].reason <= WHY_ABSENT ? s[0].reason : WHY_MISMATCH;
         fprintf(stderr, "cartcoll: %s: not Cartesian with respect to comm_old's naming: %s\n", who, reason_text[why]);
         return;
     }
     fprintf(stderr,
             "cartcoll: %s: not Cartesian: comm_old has no naming and none of the %d row-major grids "
             "MPI_Dims_create(%d, d) gives for d = 1..8, periodic or not, fits (%s)\n",
-            who, tried, size, reason_text[why > R_OK && why < R_ABSENT ? why : R_MISMATCH]);
+            who, tried, size, reason_text[why > WHY_OK && why < WHY_ABSENT ? why : WHY_MISMATCH]);
 }
 
 /* The state of one detection, shared by its rounds. */
@@ -455,7 +456,7 @@ static void round1(detection *D, MPI_Comm g)
         int bd = i ? DMAX_GUESS : DMAX_NAMED;
         const long long *b = i ? r1 + BG + (i - 1) * 2 * DMAX_GUESS : r1 + B0;
         round1_agreed(&D->s[i], r1 + i * NV, b, bd);
-        if (D->pick < 0 && D->s[i].reason == R_OK && D->s[i].uniform) D->pick = i;
+        if (D->pick < 0 && D->s[i].reason == WHY_OK && D->s[i].uniform) D->pick = i;
     }
 }
 
@@ -466,9 +467,9 @@ static long long histogram_cells(detection *D)
     for (int i = 0; i < NSLOT; i++) {
         slot *x = &D->s[i];
         x->hoff = -1;
-        if (D->mrc != MPI_SUCCESS || D->pick >= 0 || x->reason != R_OK) continue;
+        if (D->mrc != MPI_SUCCESS || D->pick >= 0 || x->reason != WHY_OK) continue;
         if (cells + x->cells > HIST_LIMIT) {
-            x->reason = R_BOX;
+            x->reason = WHY_BOX;
             continue;
         }
         x->hoff = cells;
@@ -503,7 +504,7 @@ static void mesh_rounds(detection *D, MPI_Comm g)
     if (!counted) return;
     D->mrc = MPI_Allreduce(h, hr, (int)cells + 1, MPI_INT, MPI_MAX, g);
     for (int i = 0; i < NSLOT; i++) {
-        verdict[i] = R_ABSENT;
+        verdict[i] = WHY_ABSENT;
         if (D->mrc != MPI_SUCCESS || D->s[i].hoff < 0) continue;
         verdict[i] = verify(&D->l, &D->s[i], hr + D->s[i].hoff, &D->S, NULL, NULL);
         free(D->S);
@@ -513,12 +514,12 @@ static void mesh_rounds(detection *D, MPI_Comm g)
     for (int i = 0; D->mrc == MPI_SUCCESS && i < NSLOT; i++) {
         if (D->s[i].hoff < 0) continue;
         D->s[i].reason = vr[i];
-        if (vr[i] == R_OK && (D->pick < 0 || D->s[i].t < D->s[D->pick].t)) D->pick = i;
+        if (vr[i] == WHY_OK && (D->pick < 0 || D->s[i].t < D->s[D->pick].t)) D->pick = i;
     }
     /* the chosen slot's stencil and permutations, again (memory for one slot
      * at a time) */
     if (D->mrc == MPI_SUCCESS && D->pick >= 0 && (D->rc = alloc_perms(D)) == MPI_SUCCESS &&
-        verify(&D->l, &D->s[D->pick], hr + D->s[D->pick].hoff, &D->S, D->sperm, D->rperm) != R_OK)
+        verify(&D->l, &D->s[D->pick], hr + D->s[D->pick].hoff, &D->S, D->sperm, D->rperm) != WHY_OK)
         D->rc = MPI_ERR_INTERN;
 }
 
@@ -541,14 +542,14 @@ int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
         free(D.l.src);
         D.l.src = D.l.dst = NULL;
         D.l.in = D.l.out = 0;
-        for (int i = 0; i < NSLOT; i++) D.s[i].reason = R_NOMEM;
+        for (int i = 0; i < NSLOT; i++) D.s[i].reason = WHY_NOMEM;
     }
     round1(&D, g);
     if (D.mrc == MPI_SUCCESS && D.pick < 0 && D.h) {
         mesh_rounds(&D, g);
     } else if (D.mrc == MPI_SUCCESS && D.pick >= 0) {
         if ((D.rc = alloc_perms(&D)) == MPI_SUCCESS &&
-            uniform_stencil(&D.l, &D.s[D.pick], &D.S, D.sperm, D.rperm) != R_OK)
+            uniform_stencil(&D.l, &D.s[D.pick], &D.S, D.sperm, D.rperm) != WHY_OK)
             D.rc = MPI_ERR_INTERN;
     }
     int rc = D.mrc != MPI_SUCCESS ? D.mrc : D.rc;

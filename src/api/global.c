@@ -232,7 +232,7 @@ static MPI_Datatype keep_type(cc_mpicall *c, MPI_Datatype t)
     int ni, na, nd, comb;
     if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED) return t;
     MPI_Datatype d;
-    if (MPI_Type_dup(t, &d) != MPI_SUCCESS) return t;
+    if (cc_type_keep(t, &d) != MPI_SUCCESS) return t;
     c->dups[c->ndups++] = d;
     return d;
 }

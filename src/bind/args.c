@@ -105,7 +105,7 @@ static int own_types(cc_blocks *b)
                 if (!o) return MPI_ERR_NO_MEM;
                 b->owned = o;
             }
-            if ((rc = MPI_Type_dup(blk->type, &mine)) != MPI_SUCCESS) return rc;
+            if ((rc = cc_type_keep(blk->type, &mine)) != MPI_SUCCESS) return rc;
             b->owned[b->nowned++] = mine;
         }
         k = nrecent < RECENT ? nrecent++ : RECENT - 1;

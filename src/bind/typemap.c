@@ -3,8 +3,8 @@
 #include "bind/typemap.h"
 #include "base/errors.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +49,29 @@ static void run_add(run *r, const tfacts *c, MPI_Aint count, MPI_Aint stride, MP
     r->next = start + count * c->size;
 }
 
+/* Whether the envelope's counts are those the combiner has (MPI 4.1
+ * Table 5.1): the arrays are read only then.  SimGrid SMPI 3.32 describes a
+ * struct type as MPI_COMBINER_INDEXED with a struct's counts; read as an
+ * indexed type, that would run past the integer array. */
+static int contents_consistent(const cc_contents *k)
+{
+    int n = k->ni > 0 ? k->ints[0] : -1, ni, na = 0, nd = 1;
+    switch (k->combiner) {
+    case MPI_COMBINER_DUP: ni = 0; break;
+    case MPI_COMBINER_CONTIGUOUS: ni = 1; break;
+    case MPI_COMBINER_VECTOR: ni = 3; break;
+    case MPI_COMBINER_HVECTOR: ni = 2, na = 1; break;
+    case MPI_COMBINER_INDEXED: ni = 2 * n + 1; break;
+    case MPI_COMBINER_HINDEXED: ni = n + 1, na = n; break;
+    case MPI_COMBINER_INDEXED_BLOCK: ni = n + 2; break;
+    case MPI_COMBINER_HINDEXED_BLOCK: ni = 2, na = n; break;
+    case MPI_COMBINER_STRUCT: ni = n + 1, na = n, nd = n; break;
+    case MPI_COMBINER_RESIZED: ni = 0, na = 2; break;
+    default: return 0;
+    }
+    return k->ni == ni && k->na == na && k->nd == nd;
+}
+
 /* Does the type map, read in order, run forward through memory one byte
  * after the other (so that memcpy of [true_lb, true_lb + size) is the same
  * as MPI_Pack)?  Decided from the type's construction: a size equal to the
@@ -77,7 +100,12 @@ static int type_dense(MPI_Datatype type, int depth)
     cc_contents k;
     run r = { 0, 0, 0 };
     tfacts c;
-    if (cc_contents_get(type, &k)) {
+    int have = cc_contents_get(type, &k);
+    if (have && !contents_consistent(&k)) {
+        cc_contents_free(&k); /* not analysed: r.ok stays 0 */
+        have = 0;
+    }
+    if (have) {
         const int *ints = k.ints;
         const MPI_Aint *aints = k.aints;
         const MPI_Datatype *types = k.types;
@@ -149,6 +177,11 @@ int cc_contents_get(MPI_Datatype type, cc_contents *c)
 
 void cc_contents_free(cc_contents *c)
 {
+#ifdef CARTCOLL_CONTENTS_BORROWED
+    /* SimGrid SMPI 3.32 hands out the constructor's own child types
+     * without a reference: freeing them would free the user's types. */
+    c->nd = 0;
+#endif
     for (int j = 0; j < c->nd; j++) {
         int a, b, e, cb;
         if (MPI_Type_get_envelope(c->types[j], &a, &b, &e, &cb) == MPI_SUCCESS && cb != MPI_COMBINER_NAMED)
@@ -221,4 +254,39 @@ int cc_type_error(const char *who, const char *name, int index, int why)
     if (index >= 0) snprintf(where, sizeof where, "[%d]", index);
     return cc_error_code(MPI_ERR_TYPE, "%s: %s%s is %s", who, name, where,
                          why == 1 ? "MPI_DATATYPE_NULL" : "not a committed datatype (call MPI_Type_commit)");
+}
+
+/* Does MPI_Type_dup keep the type map?  SimGrid SMPI 3.32 copies a vector
+ * (or indexed) type by passing the stored stride, already in bytes, to the
+ * constructor that multiplies it by the old type's extent again
+ * (Type_Vector::clone), so the duplicate reads elsewhere.  Asked once per
+ * process: a duplicate of vector(2, 1, 2, MPI_INT) must pack ints 0 and 2. */
+static int dup_faithful(void)
+{
+    static atomic_int known; /* 0 unknown, 1 faithful, 2 not */
+    int k = atomic_load(&known);
+    if (k) return k == 1;
+    int src[16], out[2] = { -1, -1 }, pos = 0; /* src: room for the wrong reading */
+    for (int i = 0; i < 16; i++) src[i] = i;
+    MPI_Datatype v = MPI_DATATYPE_NULL, d = MPI_DATATYPE_NULL;
+    int ok = MPI_Type_vector(2, 1, 2, MPI_INT, &v) == MPI_SUCCESS && MPI_Type_commit(&v) == MPI_SUCCESS &&
+             MPI_Type_dup(v, &d) == MPI_SUCCESS &&
+             MPI_Pack(src, 1, d, out, (int)sizeof out, &pos, MPI_COMM_SELF) == MPI_SUCCESS && out[0] == 0 &&
+             out[1] == 2;
+    if (d != MPI_DATATYPE_NULL) MPI_Type_free(&d);
+    if (v != MPI_DATATYPE_NULL) MPI_Type_free(&v);
+    atomic_store(&known, ok ? 1 : 2);
+    return ok;
+}
+
+int cc_type_keep(MPI_Datatype t, MPI_Datatype *copy)
+{
+    if (dup_faithful()) return MPI_Type_dup(t, copy);
+    /* One element of t at displacement 0: the same type map, bounds and
+     * extent, and it holds t as a duplicate would. */
+    int one = 1, rc;
+    MPI_Aint zero = 0;
+    if ((rc = MPI_Type_create_struct(1, &one, &zero, &t, copy)) != MPI_SUCCESS) return rc;
+    if ((rc = MPI_Type_commit(copy)) != MPI_SUCCESS) MPI_Type_free(copy);
+    return rc;
 }

@@ -53,4 +53,10 @@ int cc_type_usable(MPI_Comm probe, MPI_Datatype t);
 int cc_type_named(MPI_Datatype t);
 int cc_type_error(const char *who, const char *name, int index, int why);
 
+/* A committed handle of the caller's own with the type map, bounds and
+ * extent of the committed derived type t, which stays valid when the user
+ * frees t: MPI_Type_dup where that keeps the type map (probed once; not so
+ * in SimGrid SMPI 3.32), else a struct of one element of t. */
+int cc_type_keep(MPI_Datatype t, MPI_Datatype *copy);
+
 #endif

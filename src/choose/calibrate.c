@@ -36,13 +36,14 @@ static int env_number(const char *name, double *out, int *set)
 
 int cc_model_local(double *alpha, double *beta, double *overhead, int *need)
 {
-    int sa, sb, rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
+    int sa, sb, so, rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
     if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", beta, &sb);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_OVERHEAD", overhead, &so);
     if (rc != MPI_SUCCESS) return rc;
     pthread_mutex_lock(&lock);
     if (!sa) *alpha = measured_alpha;
     if (!sb) *beta = measured_beta;
-    *overhead = measured_overhead;
+    if (!so) *overhead = measured_overhead;
     pthread_mutex_unlock(&lock);
     *need = *alpha < 0 || *beta < 0;
     return MPI_SUCCESS;
@@ -50,10 +51,11 @@ int cc_model_local(double *alpha, double *beta, double *overhead, int *need)
 
 int cc_model_fixed(double *alpha, double *beta, double *overhead)
 {
-    int sa, sb;
+    int sa, sb, so;
     *alpha = *beta = *overhead = -1;
     int rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
     if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", beta, &sb);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_OVERHEAD", overhead, &so);
     cc_model_defaults(alpha, beta, overhead);
     return rc;
 }

@@ -11,14 +11,16 @@
 #include "bind/binding.h"
 #include "topo/comm.h"
 
-/* This process's alpha/beta/overhead: from CARTCOLL_ALPHA/CARTCOLL_BETA, or
+/* This process's alpha/beta/overhead: from CARTCOLL_ALPHA/CARTCOLL_BETA/
+ * CARTCOLL_OVERHEAD (seconds: a phase's latency, per byte, each further
+ * message of a phase; scripts/scale.sh gives a simulated platform's), or
  * measured earlier (-1 where unknown); *need is set when a measurement is
  * still needed.  Returns MPI_SUCCESS or an error code (bad environment
  * value), not raised. */
 int cc_model_local(double *alpha, double *beta, double *overhead, int *need);
 
-/* Model values every process knows without communicating: CARTCOLL_ALPHA
- * and CARTCOLL_BETA, else the defaults (for neighbourhoods set up without
+/* Model values every process knows without communicating: CARTCOLL_ALPHA,
+ * CARTCOLL_BETA and CARTCOLL_OVERHEAD, else the defaults (for neighbourhoods set up without
  * a collective call: MPI_Cart_create communicators).  Returns MPI_SUCCESS
  * or an error code (bad environment value; the defaults are then set). */
 int cc_model_fixed(double *alpha, double *beta, double *overhead);

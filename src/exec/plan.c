@@ -58,6 +58,34 @@ void cc_plan_free(cc_plan *p)
     free(p);
 }
 
+/* Does a persistent send carry what its buffer holds at MPI_Start?  SimGrid
+ * SMPI 3.32 copies a derived datatype's data into its own buffer when the
+ * request is made (MPI_Send_init), so the first start sends what the buffer
+ * held then.  Asked once per process with a message to ourselves on a
+ * private communicator. */
+static int persistent_sends_faithful(void)
+{
+    static atomic_int known; /* 0 unknown, 1 faithful, 2 not */
+    int k = atomic_load(&known);
+    if (k) return k == 1;
+    int src[4] = { 0, 0, 0, 0 }, dst[2] = { -1, -1 }, ok = 0;
+    MPI_Comm self = MPI_COMM_NULL;
+    MPI_Datatype v = MPI_DATATYPE_NULL;
+    MPI_Request rq[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    if (MPI_Comm_dup(MPI_COMM_SELF, &self) == MPI_SUCCESS && MPI_Type_vector(2, 1, 2, MPI_INT, &v) == MPI_SUCCESS &&
+        MPI_Type_commit(&v) == MPI_SUCCESS && MPI_Send_init(src, 1, v, 0, 0, self, &rq[0]) == MPI_SUCCESS) {
+        for (int i = 0; i < 4; i++) src[i] = i + 1;
+        if (MPI_Irecv(dst, 2, MPI_INT, 0, 0, self, &rq[1]) == MPI_SUCCESS && MPI_Start(&rq[0]) == MPI_SUCCESS &&
+            cc_waitall(2, rq) == MPI_SUCCESS)
+            ok = dst[0] == 1 && dst[1] == 3;
+    }
+    if (rq[0] != MPI_REQUEST_NULL) MPI_Request_free(&rq[0]);
+    if (v != MPI_DATATYPE_NULL) MPI_Type_free(&v);
+    if (self != MPI_COMM_NULL) MPI_Comm_free(&self);
+    atomic_store(&known, ok ? 1 : 2);
+    return ok;
+}
+
 /* Post (or create, when persistent) the messages of local round r. */
 static int post_round(cc_plan *p, int r, MPI_Request *rq, int *n, int persistent)
 {
@@ -141,7 +169,9 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
     p->local = l;
     p->algorithm = algorithm;
     p->executor = executor;
-    p->persistent = persistent;
+    /* Where persistent sends would carry stale data, a persistent operation
+     * posts its messages anew in every run, as a non-blocking one does. */
+    p->persistent = persistent && persistent_sends_faithful();
     p->comm = comm;
     p->tag = tag;
     p->phase = l->nphases;
@@ -149,7 +179,7 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
     int nr = l->nrounds ? l->nrounds : 1;
     p->smsg = calloc((size_t)nr, sizeof(cc_msg));
     p->rmsg = calloc((size_t)nr, sizeof(cc_msg));
-    size_t nq = persistent ? 2 * (size_t)l->nrounds : 2 * (size_t)l->max_phase_rounds;
+    size_t nq = p->persistent ? 2 * (size_t)l->nrounds : 2 * (size_t)l->max_phase_rounds;
     p->reqs = cc_alloc_array(nq, sizeof(MPI_Request));
     int rc = (!p->smsg || !p->rmsg || !p->reqs) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     if (rc == MPI_SUCCESS) rc = cc_bind(&p->bind, blocks, s, l);
@@ -179,7 +209,7 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
     }
     if (rc == MPI_SUCCESS) rc = reduce_scratch(p, l->reduce, l->nreduce, &blocks->recv[0]);
 
-    if (rc == MPI_SUCCESS && persistent) rc = make_persistent(p, p->reqs, &p->req_first);
+    if (rc == MPI_SUCCESS && p->persistent) rc = make_persistent(p, p->reqs, &p->req_first);
     if (rc != MPI_SUCCESS) {
         cc_plan_free(p);
         return rc;
@@ -345,7 +375,7 @@ int cc_plan_start(cc_plan *p)
 int cc_plan_start_reused(cc_plan *p)
 {
     p->inb = 0;
-    if (!p->persistent && !p->breqs) {
+    if (!p->persistent && !p->breqs && persistent_sends_faithful()) {
         /* once: the cost of creating them is paid back from the next run */
         MPI_Request *r = cc_alloc_array(2 * (size_t)p->local->nrounds, sizeof(MPI_Request));
         if (r && make_persistent(p, r, &p->breq_first) == MPI_SUCCESS) p->breqs = r;

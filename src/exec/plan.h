@@ -7,7 +7,8 @@
  * the next phase started once they completed; then the local copies.
  * Everything a run needs is made when the plan is created; starting and
  * progressing a persistent plan allocates nothing and creates no MPI
- * objects. */
+ * objects (except under an MPI whose persistent sends carry stale data,
+ * SimGrid SMPI 3.32: there its messages are posted anew in every run). */
 #ifndef CC_PLAN_H
 #define CC_PLAN_H
 

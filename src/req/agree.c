@@ -30,9 +30,17 @@ int cc_agree_init(cc_comm *cs, MPI_Comm priv, const char *who, int local, const 
     for (;;) {
         cc_comm_busy_pairs(cs, busy);
         for (int j = 0; j < CC_TAG_WINDOW; j++) v[A_BUSY + j] = busy[j];
+#ifndef CARTCOLL_SLOW_NBC
         MPI_Request rq;
         rc = MPI_Iallreduce(v, r, A_N, MPI_LONG_LONG, MPI_MAX, priv, &rq);
         if (rc == MPI_SUCCESS) rc = cc_progress_wait(&rq);
+#else
+        /* SimGrid SMPI 3.32's MPI_Iallreduce sends from every process to
+         * every other (p^2 messages: hours at 1152 simulated processes);
+         * its blocking one has tree algorithms.  Other requests do not
+         * progress meanwhile. */
+        rc = MPI_Allreduce(v, r, A_N, MPI_LONG_LONG, MPI_MAX, priv);
+#endif
         if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
         for (int j = 0; j < CC_TAG_WINDOW; j++) busy[j] = (int)r[A_BUSY + j];
         /* Every process saw the same maxima: the pair search moves in step

@@ -15,11 +15,30 @@ static void make_keyval(void)
         keyval = MPI_KEYVAL_INVALID;
 }
 
+int cc_topo_test(MPI_Comm comm, int *topo)
+{
+#ifndef CARTCOLL_NO_TOPO_TEST
+    return MPI_Topo_test(comm, topo);
+#else
+    /* Asked with errors returned: MPI_Cartdim_get fails on a communicator
+     * without a Cartesian topology.  (SMPI's processes take turns, so no
+     * other thread sees the handler changed.) */
+    MPI_Errhandler eh;
+    int rc = MPI_Comm_get_errhandler(comm, &eh), d = 0;
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    *topo = MPI_Cartdim_get(comm, &d) == MPI_SUCCESS ? MPI_CART : MPI_UNDEFINED;
+    MPI_Comm_set_errhandler(comm, eh);
+    MPI_Errhandler_free(&eh);
+    return MPI_SUCCESS;
+#endif
+}
+
 static int classify(MPI_Comm comm, int *kind)
 {
     int inter = 0, topo = MPI_UNDEFINED;
     int rc = MPI_Comm_test_inter(comm, &inter);
-    if (rc == MPI_SUCCESS && !inter) rc = MPI_Topo_test(comm, &topo);
+    if (rc == MPI_SUCCESS && !inter) rc = cc_topo_test(comm, &topo);
     if (rc != MPI_SUCCESS) return rc;
     if (inter) *kind = CC_KIND_INTER;
     else if (topo == MPI_CART) *kind = CC_KIND_CART;

@@ -22,4 +22,10 @@ enum {
  * null or invalid communicator. */
 int cc_kind_of(MPI_Comm comm, int *kind, cc_comm **cs, const char *who);
 
+/* MPI_Topo_test of an intra-communicator.  Built with
+ * CARTCOLL_NO_TOPO_TEST (SimGrid SMPI 3.32, whose MPI_Topo_test aborts as
+ * not implemented and which has no graph topologies): MPI_CART where
+ * MPI_Cartdim_get succeeds, else MPI_UNDEFINED. */
+int cc_topo_test(MPI_Comm comm, int *topo);
+
 #endif

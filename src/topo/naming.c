@@ -4,6 +4,7 @@
 
 #include "base/errors.h"
 #include "topo/comm.h"
+#include "topo/kind.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ static int lookup(MPI_Comm comm, const char *who, cc_naming **out, int *inter)
     if (comm == MPI_COMM_NULL) return cc_error_code(MPI_ERR_COMM, "%s: the communicator is MPI_COMM_NULL", who);
     int nprocs = 0, topo = MPI_UNDEFINED;
     if (MPI_Comm_test_inter(comm, inter) != MPI_SUCCESS || MPI_Comm_size(comm, &nprocs) != MPI_SUCCESS ||
-        MPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        (!*inter && cc_topo_test(comm, &topo) != MPI_SUCCESS))
         return cc_error_code(MPI_ERR_COMM, "%s: the communicator is not valid", who);
     if (*inter) return MPI_SUCCESS;
     int rc = from_attribute(comm, who, out);

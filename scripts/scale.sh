@@ -1,0 +1,182 @@
+#!/bin/sh
+# scale.sh: cartcoll at scale on a simulated cluster (SimGrid SMPI).
+#
+#   scripts/scale.sh --quick            a few cases at 256 processes (Hydra model)
+#   scripts/scale.sh --full             seed 002's sweep at 1152 processes (Hydra)
+#   scripts/scale.sh --titan            a subset at 16384 processes (Titan)
+#   scripts/scale.sh --local            this machine's model at 4 processes
+#   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
+#   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
+#
+# Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev).
+# Every case runs cartbench under smpirun with the platform file's model;
+# the file's `cartcoll-model:` line gives cartcoll's cost model (exported as
+# CARTCOLL_ALPHA, CARTCOLL_OVERHEAD, CARTCOLL_BETA) and `cartcoll-nodes:`
+# the hosts and processes per host (ranks placed by node).  Rows go to
+# OUT/scale-NAME.csv as they finish (cartbench's CSV); at the end a table
+# per neighbourhood, collective and m: simulated times in us of the p2p
+# baseline and each algorithm (persistent), auto = Cart_X_init with the
+# automatic choice (model, then timed trials), auto/best; the exit status
+# is 1 if auto is more than 10% slower than the best algorithm in a row.
+set -eu
+
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build=$root/build/smpi
+out=$root/build/scale
+mode=quick np="" platform="" cases="" ms="" ops="" reps=1 warmup=20 name=""
+# --check-platforms: every platform file (default scripts/platforms/*.xml)
+# has the lines scale.sh reads, with positive numbers, and well-formed XML
+# where python3 can tell.
+check_platforms() {
+  [ $# -gt 0 ] || set -- "$here"/platforms/*.xml
+  bad=0
+  for f in "$@"; do
+    m=$(sed -n 's/.*cartcoll-model: *//p' "$f")
+    n=$(sed -n 's/.*cartcoll-nodes: *//p' "$f")
+    for k in alpha overhead beta; do
+      v=$(echo "$m" | tr ' ' '\n' | sed -n "s/^$k=//p")
+      if ! awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e-?[0-9]+)?$/ && v + 0 > 0) }'; then
+        echo "$f: cartcoll-model lacks a positive $k" >&2; bad=1
+      fi
+    done
+    echo "$n" | grep -Eq 'hosts=[A-Za-z0-9_]+-[0-9]+\.\.[0-9]+ per-node=[1-9][0-9]*' ||
+      { echo "$f: cartcoll-nodes is not hosts=PREFIX-FIRST..LAST per-node=N" >&2; bad=1; }
+    grep -q '<cluster ' "$f" || { echo "$f: no <cluster>" >&2; bad=1; }
+    if command -v python3 >/dev/null &&
+       ! python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$f" 2>/dev/null; then
+      echo "$f: not well-formed XML" >&2; bad=1
+    fi
+    [ $bad = 0 ] && echo "$f: ok"
+  done
+  exit $bad
+}
+
+while [ $# -gt 0 ]; do
+  case $1 in
+    --check-platforms) shift; check_platforms "$@" ;;
+    --quick) mode=quick ;;
+    --full) mode=full ;;
+    --titan) mode=titan ;;
+    --local) mode=local ;;
+    --np) np=$2; shift ;;
+    --platform) platform=$2; shift ;;
+    --cases) cases=$2; shift ;;
+    -m) ms=$2; shift ;;
+    --ops) ops=$2; shift ;;
+    --reps) reps=$2; shift ;;
+    --build) build=$2; shift ;;
+    --out) out=$2; shift ;;
+    --name) name=$2; shift ;;
+    -h|--help) usage 0 ;;
+    *) echo "scale.sh: unknown argument $1" >&2; usage 2 >&2 ;;
+  esac
+  shift
+done
+
+case $mode in
+  quick) : "${np:=256}" "${platform:=$here/platforms/hydra.xml}"
+         : "${cases:=moore:2,3 moore:3,3}" "${ms:=1,100}" "${ops:=alltoall,allgather}" ;;
+  full)  : "${np:=1152}" "${platform:=$here/platforms/hydra.xml}"
+         : "${cases:=moore:2,3 moore:2,4 moore:2,5 moore:3,3 moore:3,4 moore:3,5 moore:4,3 moore:4,4 moore:4,5 moore:5,3 moore:5,4 moore:5,5}"
+         : "${ms:=1,10,100}" "${ops:=alltoall,allgather,alltoallv}" ;;
+  titan) : "${np:=16384}" "${platform:=$here/platforms/titan.xml}"
+         : "${cases:=moore:2,3 moore:3,3 moore:3,5}" "${ms:=1,100}" "${ops:=alltoall}" ;;
+  local) : "${np:=4}" "${platform:=$here/platforms/local.xml}"
+         : "${cases:=moore:2,3 moore:3,3 moore:4,3 moore:5,5}" "${ms:=1,100}" "${ops:=alltoall,allgather}" ;;
+esac
+: "${name:=$mode-$np}"
+
+command -v smpirun >/dev/null || { echo "scale.sh: smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 2; }
+[ -x "$build/bench/cartbench" ] || { echo "scale.sh: no $build/bench/cartbench (make build-smpi)" >&2; exit 2; }
+[ -f "$platform" ] || { echo "scale.sh: no platform file $platform" >&2; exit 2; }
+
+# The platform's cost model and hosts.
+model=$(sed -n 's/.*cartcoll-model: *//p' "$platform")
+nodes=$(sed -n 's/.*cartcoll-nodes: *//p' "$platform")
+[ -n "$model" ] && [ -n "$nodes" ] || { echo "scale.sh: $platform lacks cartcoll-model/cartcoll-nodes lines" >&2; exit 2; }
+for kv in $model; do
+  case $kv in
+    alpha=*) CARTCOLL_ALPHA=${kv#alpha=} ;;
+    beta=*) CARTCOLL_BETA=${kv#beta=} ;;
+    overhead=*) CARTCOLL_OVERHEAD=${kv#overhead=} ;;
+  esac
+done
+export CARTCOLL_ALPHA CARTCOLL_BETA CARTCOLL_OVERHEAD
+hosts="" per=1
+for kv in $nodes; do
+  case $kv in hosts=*) hosts=${kv#hosts=} ;; per-node=*) per=${kv#per-node=} ;; esac
+done
+prefix=${hosts%%..*}; last=${hosts##*..}; first=${prefix##*-}; prefix=${prefix%-*}-
+mkdir -p "$out"
+hostfile=$out/hosts-$name
+awk -v p="$prefix" -v f="$first" -v l="$last" -v per="$per" -v np="$np" 'BEGIN {
+  n = 0
+  for (h = f; h <= l && n < np; h++) for (k = 0; k < per && n < np; k++) { print p h; n++ }
+  if (n < np) { print "too few slots: " n " < " np > "/dev/stderr"; exit 1 } }' > "$hostfile"
+
+csv=$out/scale-$name.csv
+rm -f "$csv"
+variants=p2p,cart-p-direct,cart-p-combining,cart-p-torus,cart-p
+echo "# scale.sh $mode: $np simulated processes on $(basename "$platform"), CARTCOLL_ALPHA=$CARTCOLL_ALPHA CARTCOLL_OVERHEAD=$CARTCOLL_OVERHEAD CARTCOLL_BETA=$CARTCOLL_BETA"
+start=$(date +%s)
+for nbh in $cases; do
+  for op in $(echo "$ops" | tr , ' '); do
+    irr=""
+    case $op in alltoallv|alltoallw) irr=--irregular ;; esac
+    t0=$(date +%s)
+    one=$out/one-$name.csv
+    rm -f "$one"
+    if ! smpirun -np "$np" -platform "$platform" -hostfile "$hostfile" --log=root.thres:critical \
+          "$build/bench/cartbench" --no-progress --reps "$reps" --warmup "$warmup" -m "$ms" --ops "$op" $irr \
+          --variants "$variants" --max-mib 64 --csv "$one" "$nbh" > "$out/log-$name.txt" 2>&1; then
+      echo "scale.sh: $nbh $op failed (see $out/log-$name.txt)" >&2
+    fi
+    if [ -f "$one" ]; then
+      if [ -f "$csv" ]; then tail -n +2 "$one" >> "$csv"; else cp "$one" "$csv"; fi
+    fi
+    echo "#   $nbh $op: $(( $(date +%s) - t0 )) s" >&2
+  done
+done
+echo "# simulated in $(( $(date +%s) - start )) s; rows in $csv"
+
+# The table: one row per (neighbourhood, collective, m).
+awk '
+  function csv(line, a,    n, i, c, q, f) {  # split one CSV line, quotes respected
+    n = 0; f = ""; q = 0
+    for (i = 1; i <= length(line); i++) {
+      c = substr(line, i, 1)
+      if (c == "\"") q = !q
+      else if (c == "," && !q) { a[++n] = f; f = "" }
+      else f = f c
+    }
+    a[++n] = f
+    return n
+  }
+  NR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+  {
+    csv($0, r)
+    key = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
+    if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+    v = r[col["variant"]]
+    t[key, v] = r[col["median_us"]]
+    if (r[col["check"]] != "OK") ok[key] = ok[key] " " v ":" r[col["check"]]
+  }
+  END {
+    printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %9s %s\n", "nbh", "collective", "m", "p2p", "direct", "combining", "torus", "auto", "auto/best", "best"
+    bad = 0
+    for (i = 0; i < n; i++) {
+      k = order[i]; split(k, f, SUBSEP)
+      d = t[k, "cart-p-direct"]; c = t[k, "cart-p-combining"]; o = t[k, "cart-p-torus"]; a = t[k, "cart-p"]
+      best = d; bn = "direct"
+      if (c != "" && (best == "" || c + 0 < best + 0)) { best = c; bn = "combining" }
+      if (o != "" && (best == "" || o + 0 < best + 0)) { best = o; bn = "torus" }
+      rt = best > 0 && a != "" ? a / best : 0
+      flag = rt > 1.10 ? "  <-- auto > 1.10 x best" : ""
+      if (rt > 1.10 || (k in ok)) bad = 1
+      printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %9.3f %s%s%s\n", f[1], f[2], f[3], t[k, "p2p"], d, c, o, a, rt, bn, flag, ok[k]
+    }
+    exit bad
+  }' "$csv"
