@@ -29,6 +29,7 @@ int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *wh
     for (int i = 0; i < n; i++) {
         r->cand[i] = plans[i];
         r->best[i] = 1e300;
+        r->worst[i] = 0;
     }
     r->plan = plans[0];
     int rc = MPI_SUCCESS;

@@ -67,8 +67,8 @@ struct cart_request_s {
     /* auto tuning */
     int ncand, starts, agreeing, round, nrounds;
     cc_plan *cand[CC_MAX_CANDIDATES];
-    double best[CC_MAX_CANDIDATES], t0;
-    double sbuf[CC_MAX_CANDIDATES], rbuf[CC_MAX_CANDIDATES];
+    double best[CC_MAX_CANDIDATES], worst[CC_MAX_CANDIDATES], t0; /* over the trials after the first */
+    double sbuf[CC_MAX_CANDIDATES + 1], rbuf[CC_MAX_CANDIDATES + 1]; /* timings and their spread */
     MPI_Request *agree;               /* 2 per dissemination round */
     /* progress list */
     atomic_flag busy;
