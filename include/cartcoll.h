@@ -845,14 +845,28 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     integer fails with MPI_ERR_ARG.
  *     Under MPI_THREAD_MULTIPLE the library's
  *     progress thread is started (it sleeps while no operation is active)
- *     so that early messages move while threads compute.  A forced
- *     COMBINING or TORUS algorithm (info, environment) takes the general
- *     transport;
+ *     so that early messages move while threads compute.  The algorithm
+ *     asked for is the call's info cartcoll_algorithm, else the
+ *     communicator's (create's info, CARTCOLL_ALGORITHM);
+ *   - PIPELINED for Cart_palltoall_init and Cart_pallgather_init on a
+ *     neighbourhood communicator where COMBINING or TORUS is asked for
+ *     (one datatype on both sides, not MPI_IN_PLACE, blocks of the same
+ *     elements on both sides, the same send partitions per block on every
+ *     process, more than one): slice k, partition k of every block, is its
+ *     own persistent collective with that algorithm's message-combining
+ *     schedule, started as soon as partition k of every block this process
+ *     sends is marked (as above: by the marking thread where it may call
+ *     MPI and can take the request, else at the next Cart_test / Cart_wait
+ *     / Cart_parrived; the progress thread runs under
+ *     MPI_THREAD_MULTIPLE), so the slices move through the schedule's
+ *     phases one behind the other; Cart_parrived reports a receive
+ *     partition once the slices covering it have completed here;
  *   - every other case: the persistent request of the collective on the
  *     whole buffers, on the library's private communicator, started once
  *     all of this process's send partitions are ready; a receive partition
  *     is reported arrived when the operation has completed at this
- *     process.  (Pipelining through combining schedules: future work.)
+ *     process.  (Pipelining the rooted trees and reductions: future
+ *     work.)
  *
  * Errors: partition numbers out of range, partition_low > partition_high
  * (MPI_ERR_ARG); a partition marked twice (MPI_ERR_ARG); dest / source not

@@ -289,7 +289,12 @@ int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Co
 static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
                       void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
                       MPI_Info info, int wanted, int *made, Cart_request *request);
-static int early_bird_wanted(MPI_Info info, const char *who);
+static int early_bird_wanted(MPI_Info info, const where *w, const char *who);
+static int pipeline_slices(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                           void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                           MPI_Info info, Cart_request **slices, int *n);
+static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, Cart_request *slices, int n,
+                           MPI_Count sc, int rp, MPI_Count rcnt);
 
 int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -308,16 +313,22 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
         /* the early bird: each partition to every neighbour as soon as it is ready */
         int made = 0;
         rc = early_bird(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                        comm, &w, info, early_bird_wanted(info, who), &made, request);
+                        comm, &w, info, early_bird_wanted(info, &w, who), &made, request);
         if (rc != MPI_SUCCESS || made) {
             Cart_request_free(&inner);
             return rc;
         }
     }
+    Cart_request *slices = NULL;
+    int nslices = 0;
+    if (rc == MPI_SUCCESS && w.nbh)
+        rc = pipeline_slices(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                             comm, &w, info, &slices, &nslices);
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.outdeg);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
-    return finish(who, comm, rc, inner, &s, request);
+    rc = finish(who, comm, rc, inner, &s, request);
+    return pipeline_attach(who, comm, rc, request, slices, nslices, sendcount, recvparts, recvcount);
 }
 
 int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -528,14 +539,99 @@ static int early_bird(const char *who, int gather, const void *sendbuf, int sp, 
     return MPI_SUCCESS;
 }
 
-/* The early bird sends one message per partition and edge: unless an
- * algorithm that combines is forced (info, environment). */
-static int early_bird_wanted(MPI_Info info, const char *who)
+/* The algorithm this call's info, the communicator's defaults (create's
+ * info) and the environment ask for, in that order. */
+static int asked_algorithm(MPI_Info info, const where *w, const char *who)
 {
     cc_choice ch = { CC_AUTO, CC_EXEC_AUTO, 0 };
-    cc_options_env(&ch);
+    if (w->cs) ch = w->cs->nbh->defaults;
+    else cc_options_env(&ch);
     cc_options_info(info, &ch, who);
-    return ch.algorithm == CC_AUTO || ch.algorithm == CC_DIRECT;
+    return ch.algorithm;
+}
+
+/* The early bird sends one message per partition and edge: unless an
+ * algorithm that combines is forced. */
+static int early_bird_wanted(MPI_Info info, const where *w, const char *who)
+{
+    int a = asked_algorithm(info, w, who);
+    return a == CC_AUTO || a == CC_DIRECT;
+}
+
+/* ---- pipelined: partitions through a combining schedule --------------- */
+
+/* Slice k is the v form of the collective on partition k of every block
+ * (sc elements at k * sc in each block of sp * sc), with the algorithm
+ * asked for, so that partition k travels through the schedule's phases as
+ * soon as it is ready everywhere here, behind or ahead of the others.
+ * Where a combining algorithm (COMBINING, TORUS) is forced on a
+ * neighbourhood, sendtype and recvtype are one datatype, blocks have the
+ * same elements on both sides and every process has the same sp > 1 (one
+ * reduction on the private communicator); else *n = 0 and the caller keeps
+ * the whole-buffer request.  Collective. */
+static int pipeline_slices(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                           void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                           MPI_Info info, Cart_request **slices, int *n)
+{
+    *slices = NULL;
+    *n = 0;
+    if (!w->cs) return MPI_SUCCESS; /* (the same on every process) */
+    int a = asked_algorithm(info, w, who), nb = w->outdeg > w->indeg ? w->outdeg : w->indeg;
+    long long block = (long long)sp * sc;
+    int ok = (a == CC_COMBINING || a == CC_TORUS) && sendbuf != MPI_IN_PLACE && type == rtype && sp > 1 && sc > 0 &&
+             block == (long long)rp * rcnt && (long long)(nb + 1) * block <= INT_MAX;
+    int mine[3] = { ok, sp, -sp }, all[3] = { 0, 0, 0 };
+    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
+        return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
+    if (!all[0] || all[1] != -all[2]) return MPI_SUCCESS;
+    Cart_request *sl = cc_alloc_array((size_t)sp, sizeof(Cart_request));
+    int *cnt = cc_alloc_array((size_t)nb + 1, sizeof(int)), *sd = cc_alloc_array((size_t)nb + 1, sizeof(int));
+    int *rd = cc_alloc_array((size_t)nb + 1, sizeof(int));
+    int rc = sl && cnt && sd && rd ? MPI_SUCCESS : MPI_ERR_NO_MEM, made = 0;
+    MPI_Aint lb, ext;
+    MPI_Type_get_extent(type, &lb, &ext);
+    for (int k = 0; rc == MPI_SUCCESS && k < sp; k++) {
+        for (int i = 0; i < nb; i++) {
+            cnt[i] = (int)sc;
+            sd[i] = rd[i] = (int)(i * block + k * sc);
+        }
+        rc = gather ? Cart_allgatherv_init((const char *)sendbuf + (MPI_Aint)(k * sc) * ext, (int)sc, type, recvbuf, cnt,
+                                           rd, type, comm, info, &sl[k])
+                    : Cart_alltoallv_init(sendbuf, cnt, sd, type, recvbuf, cnt, rd, type, comm, info, &sl[k]);
+        if (rc == MPI_SUCCESS) made++;
+    }
+    free(cnt);
+    free(sd);
+    free(rd);
+    if (rc != MPI_SUCCESS) { /* (raised by the collective, or out of memory here) */
+        for (int k = 0; k < made; k++) Cart_request_free(&sl[k]);
+        free(sl);
+        return rc == MPI_ERR_NO_MEM ? cc_error(comm, rc, "%s: out of memory", who) : rc;
+    }
+    *slices = sl;
+    *n = sp;
+    return MPI_SUCCESS;
+}
+
+/* Hand the slices (if any) to the partitioned request made (rc) or free
+ * them. */
+static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, Cart_request *slices, int n,
+                           MPI_Count sc, int rp, MPI_Count rcnt)
+{
+    if (n == 0) return rc;
+    if (rc != MPI_SUCCESS) {
+        for (int k = 0; k < n; k++) Cart_request_free(&slices[k]);
+    } else if (cc_part_pipeline(*request, slices, n, (int)sc, (int)(rp * rcnt), (int)rcnt) != MPI_SUCCESS) {
+        cc_request_destroy(*request);
+        *request = CART_REQUEST_NULL;
+        rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
+    } else if ((*request)->part->multiple) {
+        /* slices must move while the threads compute: the progress thread
+         * (asleep while no operation is active) drives them */
+        cc_progress_async_start();
+    }
+    free(slices);
+    return rc;
 }
 
 int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -556,16 +652,22 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
         /* the early bird, unless an algorithm that combines is forced */
         int made = 0;
         rc = early_bird(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                        comm, &w, info, early_bird_wanted(info, who), &made, request);
+                        comm, &w, info, early_bird_wanted(info, &w, who), &made, request);
         if (rc != MPI_SUCCESS || made) {
             Cart_request_free(&inner);
             return rc;
         }
     }
+    Cart_request *slices = NULL;
+    int nslices = 0;
+    if (rc == MPI_SUCCESS && w.nbh)
+        rc = pipeline_slices(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                             comm, &w, info, &slices, &nslices);
     if (in_place) send_none(&s);
     else if (rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
-    return finish(who, comm, rc, inner, &s, request);
+    rc = finish(who, comm, rc, inner, &s, request);
+    return pipeline_attach(who, comm, rc, request, slices, nslices, sendcount, recvparts, recvcount);
 }
 
 int Cart_palltoallv_init(const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[],

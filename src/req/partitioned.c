@@ -15,6 +15,10 @@ void cc_part_free(cc_part *p)
 {
     if (!p) return;
     cc_request_destroy(p->inner);
+    for (int k = 0; k < p->nslice; k++) cc_request_destroy(p->slice[k]);
+    free(p->slice);
+    free(p->scount);
+    free(p->sstate);
     if (p->direct) {
         for (int k = 0; k < p->nsmsg; k++)
             if (p->sreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->sreq[k]);
@@ -89,6 +93,85 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
     return MPI_SUCCESS;
 }
 
+int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int selems, int rblock, int rcount)
+{
+    cc_part *p = r->part;
+    p->slice = cc_alloc_array((size_t)n, sizeof(Cart_request));
+    p->scount = cc_alloc_zarray((size_t)n, sizeof *p->scount);
+    p->sstate = cc_alloc_zarray((size_t)n, sizeof *p->sstate);
+    /* one buffer to every destination: marks per destination (Cart_pready_to) */
+    if (p->send_kind == CC_PART_WHOLE)
+        p->pdmark = cc_alloc_zarray((size_t)p->nsend * (size_t)p->ndest + 1, sizeof *p->pdmark);
+    if (!p->slice || !p->scount || !p->sstate || (p->send_kind == CC_PART_WHOLE && !p->pdmark)) {
+        for (int k = 0; k < n; k++) cc_request_destroy(slices[k]);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int k = 0; k < n; k++) p->slice[k] = slices[k];
+    p->nslice = n;
+    p->selems = selems;
+    p->rblock = rblock;
+    p->rcount = rcount;
+    cc_request_destroy(p->inner);
+    p->inner = CART_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+/* Pipelined: start every waiting slice whose partitions are all ready
+ * (caller holds r->busy). */
+static int start_slices(Cart_request r)
+{
+    cc_part *p = r->part;
+    for (int k = 0; k < p->nslice; k++) {
+        if (atomic_load(&p->sstate[k]) != 0 || atomic_load(&p->scount[k]) < p->ndest) continue;
+        atomic_store(&p->sstate[k], 1);
+        int rc = cc_request_start(p->slice[k]);
+        if (rc != MPI_SUCCESS) {
+            if (r->error == MPI_SUCCESS) r->error = rc;
+            return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Pipelined: start what is ready, advance what runs; done when every
+ * slice has completed (or one failed). */
+static int advance_sliced(Cart_request r, int *done)
+{
+    cc_part *p = r->part;
+    int rc = start_slices(r);
+    for (int k = 0; k < p->nslice; k++) {
+        if (atomic_load(&p->sstate[k]) != 1) continue;
+        int fin = 0, rc2 = cc_request_advance(p->slice[k], &fin);
+        if (rc2 != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
+        if (!fin) continue;
+        if (r->error == MPI_SUCCESS) r->error = rc2 != MPI_SUCCESS ? rc2 : p->slice[k]->error;
+        p->slice[k]->state = CC_REQ_INACTIVE;
+        atomic_store(&p->sstate[k], 2);
+        p->nsdone++;
+    }
+    if (p->nsdone == p->nslice || r->error != MPI_SUCCESS) {
+        p->cycles++;
+        r->state = CC_REQ_DONE;
+        *done = 1;
+    }
+    return rc;
+}
+
+/* Pipelined: block only once every slice runs (a slice still waiting for
+ * partitions is started by this thread's next advance). */
+static int wait_sliced(Cart_request r)
+{
+    cc_part *p = r->part;
+    for (int k = 0; k < p->nslice; k++)
+        if (atomic_load(&p->sstate[k]) == 0) {
+            sched_yield();
+            return MPI_SUCCESS;
+        }
+    for (int k = 0; k < p->nslice; k++)
+        if (atomic_load(&p->sstate[k]) == 1) return cc_request_wait_step(p->slice[k]);
+    return MPI_SUCCESS;
+}
+
 /* Start the inner operation once per cycle (caller holds r->busy). */
 static int start_inner(Cart_request r)
 {
@@ -137,6 +220,13 @@ int cc_part_start(Cart_request r)
     atomic_store(&p->started, 0);
     r->error = MPI_SUCCESS;
     r->state = CC_REQ_ACTIVE;
+    if (p->nslice) {
+        for (int k = 0; k < p->nslice; k++) atomic_store(&p->scount[k], 0), atomic_store(&p->sstate[k], 0);
+        if (p->pdmark)
+            for (int k = 0; k < p->nsend * p->ndest; k++) atomic_store(&p->pdmark[k], 0);
+        p->nsdone = 0;
+        return MPI_SUCCESS;
+    }
     if (p->direct) {
         for (int k = 0; k < p->nsmsg; k++) atomic_store(&p->sstarted[k], 0), atomic_store(&p->mmark[k], 0);
         if (p->pdmark)
@@ -184,6 +274,7 @@ int cc_part_advance(Cart_request r, int *done)
 {
     cc_part *p = r->part;
     *done = 0;
+    if (p->nslice) return advance_sliced(r, done);
     if (p->direct) return advance_direct(r, done);
     if (!atomic_load(&p->started)) {
         if (atomic_load(&p->nready) < p->need) return MPI_SUCCESS;
@@ -208,6 +299,7 @@ int cc_part_advance(Cart_request r, int *done)
 int cc_part_wait_step(Cart_request r)
 {
     cc_part *p = r->part;
+    if (p->nslice) return wait_sliced(r);
     if (p->direct) {
         if (atomic_load(&p->nstarted) < p->nsmsg) {
             sched_yield();
@@ -256,9 +348,21 @@ static int check_ready(Cart_request r, const char *who, int count)
 
 /* Under MPI_THREAD_MULTIPLE the call that completes the set starts the
  * operation at once, unless another thread is advancing it. */
-static void maybe_start(Cart_request r, int added)
+static void maybe_start(Cart_request r, int k, int added)
 {
     cc_part *p = r->part;
+    if (p->nslice) {
+        /* pipelined: partition k's slice is ready once every block's
+         * partition k is (ndest marks) */
+        atomic_fetch_add(&p->nready, added);
+        int s = k % p->nslice;
+        if (atomic_fetch_add(&p->scount[s], added) + added != p->ndest || !p->multiple) return;
+        if (cc_request_trylock(r)) {
+            if (r->state == CC_REQ_ACTIVE) (void)start_slices(r); /* errors: at the wait */
+            cc_request_unlock(r);
+        }
+        return;
+    }
     if (atomic_fetch_add(&p->nready, added) + added != p->need || !p->multiple) return;
     if (cc_request_trylock(r)) {
         if (r->state == CC_REQ_ACTIVE) start_inner(r);
@@ -291,11 +395,15 @@ static int send_marked(Cart_request r, int m)
 static int mark(Cart_request r, const char *who, int k, int dest)
 {
     cc_part *p = r->part;
-    if (p->send_kind == CC_PART_WHOLE && dest >= 0 && p->direct) {
+    if (p->send_kind == CC_PART_WHOLE && dest >= 0 && p->pdmark) { /* early bird, pipelined */
         int expect = 0;
         if (!atomic_compare_exchange_strong(&p->pdmark[dest * p->nsend + k], &expect, 1))
             return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
         atomic_fetch_add(&p->marks[k], 1);
+        if (!p->direct) {
+            maybe_start(r, k, 1);
+            return MPI_SUCCESS;
+        }
         atomic_fetch_add(&p->nready, 1);
         return send_marked(r, dest * p->spb + k / p->agg);
     }
@@ -304,24 +412,25 @@ static int mark(Cart_request r, const char *who, int k, int dest)
             atomic_fetch_sub(&p->marks[k], 1);
             return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
         }
-        maybe_start(r, 1);
+        maybe_start(r, k, 1);
         return MPI_SUCCESS;
     }
     int want = p->send_kind == CC_PART_WHOLE ? p->ndest : 1, expect = 0;
     if (!atomic_compare_exchange_strong(&p->marks[k], &expect, want))
         return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready", who, k);
+    if (p->send_kind == CC_PART_WHOLE && p->pdmark)
+        for (int d = 0; d < want; d++) atomic_store(&p->pdmark[d * p->nsend + k], 1);
     if (p->direct) {
         atomic_fetch_add(&p->nready, want);
         /* early bird: its message(s) leave now */
         int rc = MPI_SUCCESS;
         for (int d = 0; d < want; d++) {
-            if (p->send_kind == CC_PART_WHOLE) atomic_store(&p->pdmark[d * p->nsend + k], 1);
             int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? d * p->spb + k / p->agg : k / p->agg);
             if (rc == MPI_SUCCESS) rc = rc2;
         }
         return rc;
     }
-    maybe_start(r, want);
+    maybe_start(r, k, want);
     return MPI_SUCCESS;
 }
 
@@ -435,6 +544,22 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
      * while it holds the request: two threads must never test the same MPI
      * request at once (Cart_wait in one, Cart_parrived in another). */
     int may_mpi = p->multiple || pthread_equal(pthread_self(), p->owner);
+    if (!done && p->nslice) {
+        /* pipelined: the slices covering the partition have completed */
+        int q = partition;
+        if (source < 0) q %= p->rblock / p->rcount; /* within its block (all blocks alike) */
+        int lo = q * p->rcount / p->selems, hi = ((q + 1) * p->rcount - 1) / p->selems + 1;
+        if (hi > p->nslice) hi = p->nslice;
+        if (may_mpi && cc_request_trylock(r)) {
+            (void)cc_request_advance(r, &done); /* errors: at the wait */
+            cc_request_unlock(r);
+        }
+        int ok = 1;
+        for (int k = lo; k < hi; k++) ok &= atomic_load(&p->sstate[k]) == 2;
+        if (!ok && may_mpi) cc_progress_others(r);
+        *flag = ok || done;
+        return MPI_SUCCESS;
+    }
     if (!done && p->direct) {
         /* early bird: the messages covering the partition have arrived */
         int j = 0, q = partition;

@@ -15,15 +15,25 @@
  *     sends to itself (offsets that wrap onto it) are copied by the marking
  *     thread at once, whatever the thread level: no MPI call, no wait for
  *     progress;
+ *   - pipelined (a neighbourhood alltoall or allgather with a combining
+ *     algorithm -- COMBINING, TORUS -- forced, one datatype, every process
+ *     with the same partitions per send block): slice k is the persistent
+ *     collective (v form) on partition k of every block, with that
+ *     algorithm's schedule; it starts as soon as partition k of every block
+ *     this process sends is ready, so slices travel through the schedule's
+ *     phases one behind the other, and a receive partition has arrived when
+ *     the slices covering it have completed here;
  *   - otherwise the request wraps the persistent request of the same
  *     collective on the whole buffers and starts it once every send
- *     partition of this process is ready -- in the progress of Cart_test,
- *     Cart_wait and Cart_parrived, or at once in the Cart_pready call that
- *     completes the set under MPI_THREAD_MULTIPLE.
+ *     partition of this process is ready.
+ * Whatever waits for readiness starts in the progress of Cart_test,
+ * Cart_wait and Cart_parrived, or at once in the Cart_pready call that
+ * completes it under MPI_THREAD_MULTIPLE (where that thread can take the
+ * request; else in the next progress call).
  * Marking is lock-free (atomic counters), so OpenMP threads of a
  * MPI_THREAD_FUNNELED program may mark partitions: Cart_pready* make no MPI
- * call then.  A receive partition is reported arrived once the whole
- * operation has completed here (final, never early). */
+ * call then.  Otherwise a receive partition is reported arrived once the
+ * whole operation has completed here (final, never early). */
 #ifndef CC_PARTITIONED_H
 #define CC_PARTITIONED_H
 
@@ -81,6 +91,13 @@ typedef struct cc_part {
     const char *sbase;      /* the send buffer and ... */
     char *rbase;            /* ... the receive buffer, for those copies */
     size_t pbytes;          /* bytes of one message */
+    /* pipelined: slice k is the collective on partition k of every block */
+    int nslice;             /* 0: not pipelined */
+    Cart_request *slice;    /* nslice persistent requests */
+    atomic_int *scount;     /* per slice: marks of its partitions so far; ready at ndest */
+    atomic_int *sstate;     /* per slice: 0 waiting, 1 running, 2 complete (this cycle) */
+    int nsdone;             /* complete slices (advanced by the request's holder only) */
+    int selems;             /* elements of one slice of a block (the send partition's count) */
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */
@@ -95,5 +112,12 @@ void cc_part_free(cc_part *p);
  * class. */
 int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_request inner, int send_kind,
                         int ndest, int nsend, const int *soff, int nsrc, int nrecv, const int *roff, int rwhole);
+
+/* Make r (made around a whole-buffer request) pipelined: it takes over the
+ * n slice requests (slice k: partition k, selems elements, of every
+ * block; freed on failure too) and frees its whole-buffer request.
+ * Receive blocks must hold rblock elements in partitions of rcount.
+ * Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int selems, int rblock, int rcount);
 
 #endif

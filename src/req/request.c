@@ -103,7 +103,9 @@ int cc_request_raise(Cart_request r, int code)
 {
     if (!r) return cc_error_raise(MPI_COMM_SELF, code);
     if (r->part) /* the same communicator (the early bird's duplicate has its error handler) */
-        return r->part->inner ? cc_request_raise(r->part->inner, code) : cc_error_raise(r->part->pcomm, code);
+        return r->part->inner    ? cc_request_raise(r->part->inner, code)
+               : r->part->nslice ? cc_request_raise(r->part->slice[0], code)
+                                 : cc_error_raise(r->part->pcomm, code);
     if (r->mpi) return cc_error_raise(r->user, code);
     cc_comm *c = r->cs;
     if (!atomic_load(&c->user_freed)) return cc_error_raise(r->user, code);
