@@ -295,6 +295,10 @@ static int pipeline_slices(const char *who, int gather, const void *sendbuf, int
                            MPI_Info info, Cart_request **slices, int *n);
 static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, Cart_request *slices, int n,
                            MPI_Count sc, int rp, MPI_Count rcnt);
+static int nbh_transport(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                         void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                         MPI_Info info, Cart_request *inner, int *made, Cart_request *request, Cart_request **slices,
+                         int *nslices);
 
 int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -309,21 +313,12 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
-    if (rc == MPI_SUCCESS && w.nbh) {
-        /* the early bird: each partition to every neighbour as soon as it is ready */
-        int made = 0;
-        rc = early_bird(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                        comm, &w, info, early_bird_wanted(info, &w, who), &made, request);
-        if (rc != MPI_SUCCESS || made) {
-            Cart_request_free(&inner);
-            return rc;
-        }
-    }
     Cart_request *slices = NULL;
-    int nslices = 0;
-    if (rc == MPI_SUCCESS && w.nbh)
-        rc = pipeline_slices(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                             comm, &w, info, &slices, &nslices);
+    int nslices = 0, made = 0;
+    if (rc == MPI_SUCCESS)
+        rc = nbh_transport(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                           comm, &w, info, &inner, &made, request, &slices, &nslices);
+    if (made) return rc;
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.outdeg);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
@@ -613,6 +608,27 @@ static int pipeline_slices(const char *who, int gather, const void *sendbuf, int
     return MPI_SUCCESS;
 }
 
+/* The neighbourhood transports of allgather (gather = 1) and alltoall
+ * beside the whole-buffer request *inner: the early bird (*made = 1: the
+ * request is made, or failed, and *inner is freed) or the pipelined
+ * slices (*nslices > 0), else neither.  Nothing on other communicators. */
+static int nbh_transport(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
+                         void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
+                         MPI_Info info, Cart_request *inner, int *made, Cart_request *request, Cart_request **slices,
+                         int *nslices)
+{
+    *made = 0;
+    if (!w->nbh) return MPI_SUCCESS;
+    int rc = early_bird(who, gather, sendbuf, sp, sc, type, recvbuf, rp, rcnt, rtype, comm, w, info,
+                        early_bird_wanted(info, w, who), made, request);
+    if (rc != MPI_SUCCESS || *made) {
+        Cart_request_free(inner);
+        *made = 1;
+        return rc;
+    }
+    return pipeline_slices(who, gather, sendbuf, sp, sc, type, recvbuf, rp, rcnt, rtype, comm, w, info, slices, nslices);
+}
+
 /* Hand the slices (if any) to the partitioned request made (rc) or free
  * them. */
 static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, Cart_request *slices, int n,
@@ -648,21 +664,12 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     Cart_request inner = CART_REQUEST_NULL;
     /* the collective's own checks, and the general transport */
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
-    if (rc == MPI_SUCCESS && w.nbh) {
-        /* the early bird, unless an algorithm that combines is forced */
-        int made = 0;
-        rc = early_bird(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                        comm, &w, info, early_bird_wanted(info, &w, who), &made, request);
-        if (rc != MPI_SUCCESS || made) {
-            Cart_request_free(&inner);
-            return rc;
-        }
-    }
     Cart_request *slices = NULL;
-    int nslices = 0;
-    if (rc == MPI_SUCCESS && w.nbh)
-        rc = pipeline_slices(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                             comm, &w, info, &slices, &nslices);
+    int nslices = 0, made = 0;
+    if (rc == MPI_SUCCESS)
+        rc = nbh_transport(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
+                           comm, &w, info, &inner, &made, request, &slices, &nslices);
+    if (made) return rc;
     if (in_place) send_none(&s);
     else if (rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
