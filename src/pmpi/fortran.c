@@ -224,6 +224,21 @@ void pl_f_degrees(MPI_Comm c, int *in, int *out)
     }
 }
 
+MPI_Datatype *pl_f_w_types(MPI_Comm c, const MPI_Fint *sendtypes, const MPI_Fint *recvtypes, int *out, MPI_Fint *ierror)
+{
+    int in;
+    pl_f_degrees(c, &in, out);
+    MPI_Datatype *t = malloc(sizeof(MPI_Datatype) * (size_t)(in + *out + 1));
+    if (!t) {
+        PMPI_Comm_call_errhandler(c, MPI_ERR_NO_MEM);
+        *ierror = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    for (int i = 0; i < *out; i++) t[i] = PMPI_Type_f2c(sendtypes[i]);
+    for (int j = 0; j < in; j++) t[*out + j] = PMPI_Type_f2c(recvtypes[j]);
+    return t;
+}
+
 static void f_neighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
                                  void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
                                  MPI_Fint *comm, MPI_Fint *ierror)
@@ -231,16 +246,9 @@ static void f_neighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *
     OFF_GOES_TO_MPI(f_neighbor_alltoallw, "mpi_neighbor_alltoallw_", sendbuf, sendcounts, sdispls, sendtypes,
                     recvbuf, recvcounts, rdispls, recvtypes, comm, ierror);
     MPI_Comm c = PMPI_Comm_f2c(*comm);
-    int in, out;
-    pl_f_degrees(c, &in, &out);
-    MPI_Datatype *t = malloc(sizeof(MPI_Datatype) * (size_t)(in + out + 1));
-    if (!t) {
-        PMPI_Comm_call_errhandler(c, MPI_ERR_NO_MEM);
-        *ierror = MPI_ERR_NO_MEM;
-        return;
-    }
-    for (int i = 0; i < out; i++) t[i] = PMPI_Type_f2c(sendtypes[i]);
-    for (int j = 0; j < in; j++) t[out + j] = PMPI_Type_f2c(recvtypes[j]);
+    int out;
+    MPI_Datatype *t = pl_f_w_types(c, sendtypes, recvtypes, &out, ierror);
+    if (!t) return;
     *ierror = MPI_Neighbor_alltoallw(sbuf(sendbuf), sendcounts, sdispls, t, rbuf(recvbuf), recvcounts, rdispls,
                                      t + out, c);
     free(t);

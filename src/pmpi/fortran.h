@@ -34,6 +34,10 @@ int pl_f_statuses_ignored(const MPI_Fint *s);
 /* The in- and out-degree of c (the length of the w variants' type
  * arrays; 0 without a topology: the call then fails as MPI's would). */
 void pl_f_degrees(MPI_Comm c, int *in, int *out);
+/* The C handles of an alltoallw's send types (the first *out) and
+ * receive types (after them), malloc'ed; NULL after raising
+ * MPI_ERR_NO_MEM on c and setting *ierror. */
+MPI_Datatype *pl_f_w_types(MPI_Comm c, const MPI_Fint *sendtypes, const MPI_Fint *recvtypes, int *out, MPI_Fint *ierror);
 
 #pragma GCC visibility pop
 

@@ -169,16 +169,9 @@ static void f_ineighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint 
     MPI_Comm c = PMPI_Comm_f2c(*comm);
     PL_F_MPI_IF(not_taken(c), f_ineighbor_alltoallw, "mpi_ineighbor_alltoallw_", sendbuf, sendcounts, sdispls,
                 sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-    int in, out;
-    pl_f_degrees(c, &in, &out);
-    MPI_Datatype *t = malloc(sizeof(MPI_Datatype) * (size_t)(in + out + 1));
-    if (!t) {
-        PMPI_Comm_call_errhandler(c, MPI_ERR_NO_MEM);
-        *ierror = MPI_ERR_NO_MEM;
-        return;
-    }
-    for (int i = 0; i < out; i++) t[i] = PMPI_Type_f2c(sendtypes[i]);
-    for (int j = 0; j < in; j++) t[out + j] = PMPI_Type_f2c(recvtypes[j]);
+    int out;
+    MPI_Datatype *t = pl_f_w_types(c, sendtypes, recvtypes, &out, ierror);
+    if (!t) return;
     MPI_Request r = MPI_REQUEST_NULL;
     int rc = MPI_Ineighbor_alltoallw(pl_f_sbuf(sendbuf), sendcounts, sdispls, t, pl_f_rbuf(recvbuf), recvcounts,
                                      rdispls, t + out, c, &r);
@@ -343,21 +336,28 @@ static void some_back(const carrays *a, int n, int out, const int *idx, MPI_Fint
     }
 }
 
-static void f_waitsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
-                       MPI_Fint *statuses, MPI_Fint *ierror)
+/* Waitsome / Testsome (fn) on the C requests of a Fortran array. */
+static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]), MPI_Fint *incount, MPI_Fint *requests,
+                MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses)
 {
-    PL_F_MPI_IF(no_requests(), f_waitsome, "mpi_waitsome_", incount, requests, outcount, indices, statuses, ierror);
     int n = *incount, out = 0;
     carrays a;
     int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int rc = idx ? carrays_make(&a, n, requests, statuses) : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) rc = MPI_Waitsome(n, a.r, &out, idx, a.s);
+    if (rc == MPI_SUCCESS) rc = fn(n, a.r, &out, idx, a.s);
     else rc = no_memory();
     if (idx && (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS))
         some_back(&a, n, out, idx, requests, outcount, indices, statuses);
     if (idx) carrays_free(&a);
     free(idx);
-    *ierror = rc;
+    return rc;
+}
+
+static void f_waitsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices,
+                       MPI_Fint *statuses, MPI_Fint *ierror)
+{
+    PL_F_MPI_IF(no_requests(), f_waitsome, "mpi_waitsome_", incount, requests, outcount, indices, statuses, ierror);
+    *ierror = some(MPI_Waitsome, incount, requests, outcount, indices, statuses);
 }
 FORTRAN_NAMES(f_waitsome, waitsome, MPI_WAITSOME);
 
@@ -365,17 +365,7 @@ static void f_testsome(MPI_Fint *incount, MPI_Fint *requests, MPI_Fint *outcount
                        MPI_Fint *statuses, MPI_Fint *ierror)
 {
     PL_F_MPI_IF(no_requests(), f_testsome, "mpi_testsome_", incount, requests, outcount, indices, statuses, ierror);
-    int n = *incount, out = 0;
-    carrays a;
-    int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    int rc = idx ? carrays_make(&a, n, requests, statuses) : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) rc = MPI_Testsome(n, a.r, &out, idx, a.s);
-    else rc = no_memory();
-    if (idx && (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS))
-        some_back(&a, n, out, idx, requests, outcount, indices, statuses);
-    if (idx) carrays_free(&a);
-    free(idx);
-    *ierror = rc;
+    *ierror = some(MPI_Testsome, incount, requests, outcount, indices, statuses);
 }
 FORTRAN_NAMES(f_testsome, testsome, MPI_TESTSOME);
 FORTRAN_F08_PMPI_NAME(f_testsome, testsome);
