@@ -7,6 +7,7 @@
 #   scripts/scale.sh --local            this machine's model at 4 processes
 #   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
+#   scripts/scale.sh --table CSV        the table of an existing CSV (a run cut short)
 #
 # Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev).
 # Every case runs cartbench under smpirun with the platform file's model;
@@ -54,9 +55,52 @@ check_platforms() {
   exit $bad
 }
 
+# The table of a CSV: one row per (neighbourhood, collective, m); status 1
+# where auto > 1.10 x best or a check failed.
+table() {
+awk '
+  function csv(line, a,    n, i, c, q, f) {  # split one CSV line, quotes respected
+    n = 0; f = ""; q = 0
+    for (i = 1; i <= length(line); i++) {
+      c = substr(line, i, 1)
+      if (c == "\"") q = !q
+      else if (c == "," && !q) { a[++n] = f; f = "" }
+      else f = f c
+    }
+    a[++n] = f
+    return n
+  }
+  NR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+  {
+    csv($0, r)
+    key = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
+    if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+    v = r[col["variant"]]
+    t[key, v] = r[col["median_us"]]
+    if (r[col["check"]] != "OK") ok[key] = ok[key] " " v ":" r[col["check"]]
+  }
+  END {
+    printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %9s %s\n", "nbh", "collective", "m", "p2p", "direct", "combining", "torus", "auto", "auto/best", "best"
+    bad = 0
+    for (i = 0; i < n; i++) {
+      k = order[i]; split(k, f, SUBSEP)
+      d = t[k, "cart-p-direct"]; c = t[k, "cart-p-combining"]; o = t[k, "cart-p-torus"]; a = t[k, "cart-p"]
+      best = d; bn = "direct"
+      if (c != "" && (best == "" || c + 0 < best + 0)) { best = c; bn = "combining" }
+      if (o != "" && (best == "" || o + 0 < best + 0)) { best = o; bn = "torus" }
+      rt = best > 0 && a != "" ? a / best : 0
+      flag = rt > 1.10 ? "  <-- auto > 1.10 x best" : ""
+      if (rt > 1.10 || (k in ok)) bad = 1
+      printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %9.3f %s%s%s\n", f[1], f[2], f[3], t[k, "p2p"], d, c, o, a, rt, bn, flag, ok[k]
+    }
+    exit bad
+  }' "$1"
+}
+
 while [ $# -gt 0 ]; do
   case $1 in
     --check-platforms) shift; check_platforms "$@" ;;
+    --table) table "$2"; exit $? ;;
     --quick) mode=quick ;;
     --full) mode=full ;;
     --titan) mode=titan ;;
@@ -142,41 +186,5 @@ for nbh in $cases; do
 done
 echo "# simulated in $(( $(date +%s) - start )) s; rows in $csv"
 
-# The table: one row per (neighbourhood, collective, m).
-awk '
-  function csv(line, a,    n, i, c, q, f) {  # split one CSV line, quotes respected
-    n = 0; f = ""; q = 0
-    for (i = 1; i <= length(line); i++) {
-      c = substr(line, i, 1)
-      if (c == "\"") q = !q
-      else if (c == "," && !q) { a[++n] = f; f = "" }
-      else f = f c
-    }
-    a[++n] = f
-    return n
-  }
-  NR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
-  {
-    csv($0, r)
-    key = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
-    if (!(key in seen)) { seen[key] = 1; order[n++] = key }
-    v = r[col["variant"]]
-    t[key, v] = r[col["median_us"]]
-    if (r[col["check"]] != "OK") ok[key] = ok[key] " " v ":" r[col["check"]]
-  }
-  END {
-    printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %9s %s\n", "nbh", "collective", "m", "p2p", "direct", "combining", "torus", "auto", "auto/best", "best"
-    bad = 0
-    for (i = 0; i < n; i++) {
-      k = order[i]; split(k, f, SUBSEP)
-      d = t[k, "cart-p-direct"]; c = t[k, "cart-p-combining"]; o = t[k, "cart-p-torus"]; a = t[k, "cart-p"]
-      best = d; bn = "direct"
-      if (c != "" && (best == "" || c + 0 < best + 0)) { best = c; bn = "combining" }
-      if (o != "" && (best == "" || o + 0 < best + 0)) { best = o; bn = "torus" }
-      rt = best > 0 && a != "" ? a / best : 0
-      flag = rt > 1.10 ? "  <-- auto > 1.10 x best" : ""
-      if (rt > 1.10 || (k in ok)) bad = 1
-      printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %9.3f %s%s%s\n", f[1], f[2], f[3], t[k, "p2p"], d, c, o, a, rt, bn, flag, ok[k]
-    }
-    exit bad
-  }' "$csv"
+
+table "$csv"
