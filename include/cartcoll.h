@@ -848,25 +848,33 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     so that early messages move while threads compute.  The algorithm
  *     asked for is the call's info cartcoll_algorithm, else the
  *     communicator's (create's info, CARTCOLL_ALGORITHM);
- *   - PIPELINED for Cart_palltoall_init and Cart_pallgather_init on a
- *     neighbourhood communicator where COMBINING or TORUS is asked for
- *     (one datatype on both sides, not MPI_IN_PLACE, blocks of the same
+ *   - PIPELINED on neighbourhood communicators: Cart_pbcast_init,
+ *     Cart_pgather_init, Cart_preduce_init and Cart_pallreduce_init with
+ *     any algorithm, Cart_palltoall_init and Cart_pallgather_init where
+ *     COMBINING or TORUS is asked for (else the early bird serves them);
+ *     one datatype on both sides, buffers given, blocks of the same
  *     elements on both sides, the same send partitions per block on every
- *     process, more than one): slice k, partition k of every block, is its
- *     own persistent collective with that algorithm's message-combining
- *     schedule, started as soon as partition k of every block this process
- *     sends is marked (as above: by the marking thread where it may call
- *     MPI and can take the request, else at the next Cart_test / Cart_wait
- *     / Cart_parrived; the progress thread runs under
- *     MPI_THREAD_MULTIPLE), so the slices move through the schedule's
- *     phases one behind the other; Cart_parrived reports a receive
- *     partition once the slices covering it have completed here;
+ *     process (agreed with one reduction), not MPI_IN_PLACE for the block
+ *     collectives.  Slice s, a group of g adjacent send partitions of
+ *     every block, is its own persistent collective (the v form where
+ *     blocks are strided) with the schedule, trees or reduction of that
+ *     collective; it starts as soon as its partitions of every block this
+ *     process sends are marked (by the marking thread where it may call MPI
+ *     and can take the request, else at the next Cart_test / Cart_wait /
+ *     Cart_parrived; slices that wait for no mark start at Cart_start; the
+ *     progress thread runs under MPI_THREAD_MULTIPLE), so slices pass
+ *     through the phases and along the trees one behind the other and a
+ *     reduced partition is final as soon as it is reduced; Cart_parrived
+ *     reports a receive partition once the slices covering it have
+ *     completed here.  g is the most partitions that divide the partitions
+ *     per block and fit the size cartcoll_part_aggregate gives (as above:
+ *     overhead / beta by default); with a single slice the whole-buffer
+ *     transport below runs instead;
  *   - every other case: the persistent request of the collective on the
  *     whole buffers, on the library's private communicator, started once
  *     all of this process's send partitions are ready; a receive partition
  *     is reported arrived when the operation has completed at this
- *     process.  (Pipelining the rooted trees and reductions: future
- *     work.)
+ *     process.
  *
  * Errors: partition numbers out of range, partition_low > partition_high
  * (MPI_ERR_ARG); a partition marked twice (MPI_ERR_ARG); dest / source not

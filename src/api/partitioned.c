@@ -173,6 +173,36 @@ static int recv_blocks(const char *who, MPI_Comm comm, shape *s, int ns, const i
 
 /* ---- rooted ------------------------------------------------------------ */
 
+/* ---- pipelined transport (below): what it needs ------------------------ */
+
+enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_REDUCE, PL_ALLREDUCE };
+
+/* A pipelined operation: this process's side of the collective. */
+typedef struct {
+    int kind, root;
+    const void *sendbuf;   /* MPI_IN_PLACE where the collective allows it */
+    void *recvbuf;         /* bcast: the buffer */
+    int sp;                /* send partitions per block (of the one send buffer) */
+    MPI_Count sc;          /* elements per send partition */
+    MPI_Datatype type;     /* the send type (bcast, reductions: the type) */
+    int recv;              /* this process receives (blocks, or a buffer) */
+    int rp;                /* receive partitions per block (of the one buffer) */
+    MPI_Count rc;          /* elements per receive partition */
+    MPI_Datatype rtype;
+    MPI_Op op;
+} pipe_args;
+
+/* The slices made: n requests of g send partitions each (n = 0: none). */
+typedef struct {
+    Cart_request *sl;
+    int n, g;
+} pipe_made;
+
+static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
+                           pipe_made *pm);
+static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, pipe_made *pm,
+                           const pipe_args *a);
+
 int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                      MPI_Info info, Cart_request *request)
 {
@@ -184,9 +214,15 @@ int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_bcast_init(buffer, n, datatype, root, comm, info, &inner);
+    /* pipelined on neighbourhoods: partitions along the trees one behind the other */
+    pipe_args a = { PL_BCAST, root, buffer, buffer, partitions, count, datatype, w.rank != root, partitions, count,
+                    datatype, MPI_OP_NULL };
+    pipe_made pm = { NULL, 0, 1 };
+    if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (w.rank == root) send_whole(&s, partitions, w.outdeg), recv_none(&s);
     else send_none(&s), recv_whole(&s, partitions, w.indeg);
-    return finish(who, comm, rc, inner, &s, request);
+    rc = finish(who, comm, rc, inner, &s, request);
+    return pipeline_attach(who, comm, rc, request, &pm, &a);
 }
 
 int Cart_pgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -203,11 +239,16 @@ int Cart_pgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, M
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_gather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
+    pipe_args a = { PL_GATHER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, here, recvparts, recvcount,
+                    recvtype, MPI_OP_NULL };
+    pipe_made pm = { NULL, 0, 1 };
+    if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.nbh ? w.outdeg : 1), s.only_dest = w.nbh ? -1 : root;
     if (here && rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
     else recv_none(&s);
-    return finish(who, comm, rc, inner, &s, request);
+    rc = finish(who, comm, rc, inner, &s, request);
+    return pipeline_attach(who, comm, rc, request, &pm, &a);
 }
 
 int Cart_pgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -290,15 +331,8 @@ static int early_bird(const char *who, int gather, const void *sendbuf, int sp, 
                       void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
                       MPI_Info info, int wanted, int *made, Cart_request *request);
 static int early_bird_wanted(MPI_Info info, const where *w, const char *who);
-static int pipeline_slices(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
-                           void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
-                           MPI_Info info, Cart_request **slices, int *n);
-static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, Cart_request *slices, int n,
-                           MPI_Count sc, int rp, MPI_Count rcnt);
-static int nbh_transport(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
-                         void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
-                         MPI_Info info, Cart_request *inner, int *made, Cart_request *request, Cart_request **slices,
-                         int *nslices);
+static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
+                         Cart_request *inner, int *made, Cart_request *request, pipe_made *pm);
 
 int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -313,17 +347,17 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
-    Cart_request *slices = NULL;
-    int nslices = 0, made = 0;
-    if (rc == MPI_SUCCESS)
-        rc = nbh_transport(who, 1, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                           comm, &w, info, &inner, &made, request, &slices, &nslices);
+    pipe_args a = { PL_ALLGATHER, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
+                    MPI_OP_NULL };
+    pipe_made pm = { NULL, 0, 1 };
+    int made = 0;
+    if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.outdeg);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
     rc = finish(who, comm, rc, inner, &s, request);
-    return pipeline_attach(who, comm, rc, request, slices, nslices, sendcount, recvparts, recvcount);
+    return pipeline_attach(who, comm, rc, request, &pm, &a);
 }
 
 int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -553,46 +587,91 @@ static int early_bird_wanted(MPI_Info info, const where *w, const char *who)
     return a == CC_AUTO || a == CC_DIRECT;
 }
 
-/* ---- pipelined: partitions through a combining schedule --------------- */
+/* ---- pipelined: partitions through schedules and trees ---------------- */
 
-/* Slice k is the v form of the collective on partition k of every block
- * (sc elements at k * sc in each block of sp * sc), with the algorithm
- * asked for, so that partition k travels through the schedule's phases as
- * soon as it is ready everywhere here, behind or ahead of the others.
- * Where a combining algorithm (COMBINING, TORUS) is forced on a
- * neighbourhood, sendtype and recvtype are one datatype, blocks have the
- * same elements on both sides and every process has the same sp > 1 (one
- * reduction on the private communicator); else *n = 0 and the caller keeps
- * the whole-buffer request.  Collective. */
-static int pipeline_slices(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
-                           void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
-                           MPI_Info info, Cart_request **slices, int *n)
+static const void *shifted(const void *buf, MPI_Aint bytes)
 {
-    *slices = NULL;
-    *n = 0;
-    if (!w->cs) return MPI_SUCCESS; /* (the same on every process) */
-    int a = asked_algorithm(info, w, who), nb = w->outdeg > w->indeg ? w->outdeg : w->indeg;
-    long long block = (long long)sp * sc;
-    int ok = (a == CC_COMBINING || a == CC_TORUS) && sendbuf != MPI_IN_PLACE && type == rtype && sp > 1 && sc > 0 &&
-             block == (long long)rp * rcnt && (long long)(nb + 1) * block <= INT_MAX;
-    int mine[3] = { ok, sp, -sp }, all[3] = { 0, 0, 0 };
-    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
+    return buf == MPI_IN_PLACE ? buf : (const char *)buf + bytes;
+}
+
+/* Slice `s` of a: the collective on send partitions s*g ... s*g+g-1 of
+ * every block (count elements at off in each block of `block`): the v
+ * form where blocks are strided; cnt, sd, rd: scratch of nb ints. */
+static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, long long block, MPI_Aint ext,
+                      long long off, int count, int *cnt, int *sd, int *rd, Cart_request *out)
+{
+    for (int i = 0; i < nb; i++) {
+        cnt[i] = count;
+        sd[i] = rd[i] = (int)(i * block + off);
+    }
+    MPI_Aint at = (MPI_Aint)off * ext;
+    void *rb = a->recv ? (char *)a->recvbuf + at : a->recvbuf; /* (not significant where nothing arrives) */
+    switch (a->kind) {
+    case PL_ALLTOALL: return Cart_alltoallv_init(a->sendbuf, cnt, sd, a->type, a->recvbuf, cnt, rd, a->rtype, comm, info, out);
+    case PL_ALLGATHER:
+        return Cart_allgatherv_init(shifted(a->sendbuf, at), count, a->type, a->recvbuf, cnt, rd, a->rtype, comm, info,
+                                    out);
+    case PL_BCAST: return Cart_bcast_init((char *)a->recvbuf + at, count, a->type, a->root, comm, info, out);
+    case PL_GATHER:
+        return Cart_gatherv_init(shifted(a->sendbuf, at), count, a->type, a->recvbuf, cnt, rd, a->rtype, a->root, comm,
+                                 info, out);
+    case PL_REDUCE:
+        return Cart_reduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, a->root, comm, info, out);
+    default: return Cart_allreduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
+    }
+}
+
+/* Slice s is the collective on a group of g adjacent send partitions of
+ * every block, so that those partitions travel -- through the phases of a
+ * combining schedule, along the trees of a rooted collective, reduced on
+ * the way -- as soon as they are ready here, behind or ahead of the
+ * others.  g: the most partitions that divide sp and fit the cost model's
+ * break-even size (overhead / beta; cartcoll_part_aggregate,
+ * CARTCOLL_PART_AGGREGATE override it, as for the early bird); more than
+ * one slice or nothing.  On neighbourhoods only (rooted and reducing
+ * collectives with any algorithm; alltoall and allgather where COMBINING or
+ * TORUS is asked for: else the early bird serves them), one datatype on
+ * both sides, buffers given, blocks of the same elements on both sides,
+ * and every process with the same sp and g (one reduction on the private
+ * communicator); else pm->n = 0 and the caller keeps the whole-buffer
+ * request.  Collective. */
+static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
+                           pipe_made *pm)
+{
+    pm->sl = NULL;
+    pm->n = 0;
+    pm->g = 1;
+    if (!w->nbh || !w->cs) return MPI_SUCCESS; /* (the same on every process) */
+    int alg = asked_algorithm(info, w, who), nb = w->outdeg > w->indeg ? w->outdeg : w->indeg;
+    int blocks = a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER || a->kind == PL_GATHER;
+    long long block = (long long)a->sp * a->sc;
+    int sends = a->kind != PL_BCAST || w->rank == a->root;
+    int ok = a->sp > 1 && a->sc > 0 && (a->recvbuf || !a->recv) && (a->sendbuf || !sends);
+    if (a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER) ok &= alg == CC_COMBINING || alg == CC_TORUS;
+    if (blocks) {
+        ok &= a->sendbuf != MPI_IN_PLACE && (long long)(nb + 1) * block <= INT_MAX;
+        if (a->recv) ok &= a->type == a->rtype && block == (long long)a->rp * a->rc;
+    }
+    long long target = 0;
+    MPI_Aint lb, ext = 0;
+    if (ok) ok = aggregate_bytes(info, w->cs->nbh, &target) && MPI_Type_get_extent(a->type, &lb, &ext) == MPI_SUCCESS;
+    int g = 1;
+    for (int c = a->sp; ok && c > 1; c--)
+        if (a->sp % c == 0 && (long long)c * a->sc * ext <= target) {
+            g = c;
+            break;
+        }
+    int mine[5] = { ok, a->sp, -a->sp, g, -g }, all[5] = { 0, 0, 0, 0, 0 };
+    if (MPI_Allreduce(mine, all, 5, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
         return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
-    if (!all[0] || all[1] != -all[2]) return MPI_SUCCESS;
-    Cart_request *sl = cc_alloc_array((size_t)sp, sizeof(Cart_request));
+    if (!all[0] || all[1] != -all[2] || all[3] != -all[4] || a->sp / g < 2) return MPI_SUCCESS;
+    int n = a->sp / g, made = 0;
+    Cart_request *sl = cc_alloc_array((size_t)n, sizeof(Cart_request));
     int *cnt = cc_alloc_array((size_t)nb + 1, sizeof(int)), *sd = cc_alloc_array((size_t)nb + 1, sizeof(int));
     int *rd = cc_alloc_array((size_t)nb + 1, sizeof(int));
-    int rc = sl && cnt && sd && rd ? MPI_SUCCESS : MPI_ERR_NO_MEM, made = 0;
-    MPI_Aint lb, ext;
-    MPI_Type_get_extent(type, &lb, &ext);
-    for (int k = 0; rc == MPI_SUCCESS && k < sp; k++) {
-        for (int i = 0; i < nb; i++) {
-            cnt[i] = (int)sc;
-            sd[i] = rd[i] = (int)(i * block + k * sc);
-        }
-        rc = gather ? Cart_allgatherv_init((const char *)sendbuf + (MPI_Aint)(k * sc) * ext, (int)sc, type, recvbuf, cnt,
-                                           rd, type, comm, info, &sl[k])
-                    : Cart_alltoallv_init(sendbuf, cnt, sd, type, recvbuf, cnt, rd, type, comm, info, &sl[k]);
+    int rc = sl && cnt && sd && rd ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    for (int k = 0; rc == MPI_SUCCESS && k < n; k++) {
+        rc = make_slice(a, comm, info, nb, block, ext, (long long)k * g * a->sc, (int)(g * a->sc), cnt, sd, rd, &sl[k]);
         if (rc == MPI_SUCCESS) made++;
     }
     free(cnt);
@@ -603,41 +682,41 @@ static int pipeline_slices(const char *who, int gather, const void *sendbuf, int
         free(sl);
         return rc == MPI_ERR_NO_MEM ? cc_error(comm, rc, "%s: out of memory", who) : rc;
     }
-    *slices = sl;
-    *n = sp;
+    pm->sl = sl;
+    pm->n = n;
+    pm->g = g;
     return MPI_SUCCESS;
 }
 
-/* The neighbourhood transports of allgather (gather = 1) and alltoall
- * beside the whole-buffer request *inner: the early bird (*made = 1: the
- * request is made, or failed, and *inner is freed) or the pipelined
- * slices (*nslices > 0), else neither.  Nothing on other communicators. */
-static int nbh_transport(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
-                         void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
-                         MPI_Info info, Cart_request *inner, int *made, Cart_request *request, Cart_request **slices,
-                         int *nslices)
+/* The neighbourhood transports of allgather and alltoall beside the
+ * whole-buffer request *inner: the early bird (*made = 1: the request is
+ * made, or failed, and *inner is freed) or the pipelined slices
+ * (pm->n > 0), else neither.  Nothing on other communicators. */
+static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
+                         Cart_request *inner, int *made, Cart_request *request, pipe_made *pm)
 {
     *made = 0;
     if (!w->nbh) return MPI_SUCCESS;
-    int rc = early_bird(who, gather, sendbuf, sp, sc, type, recvbuf, rp, rcnt, rtype, comm, w, info,
-                        early_bird_wanted(info, w, who), made, request);
+    int rc = early_bird(who, a->kind == PL_ALLGATHER, a->sendbuf, a->sp, a->sc, a->type, a->recvbuf, a->rp, a->rc,
+                        a->rtype, comm, w, info, early_bird_wanted(info, w, who), made, request);
     if (rc != MPI_SUCCESS || *made) {
         Cart_request_free(inner);
         *made = 1;
         return rc;
     }
-    return pipeline_slices(who, gather, sendbuf, sp, sc, type, recvbuf, rp, rcnt, rtype, comm, w, info, slices, nslices);
+    return pipeline_slices(who, a, comm, w, info, pm);
 }
 
 /* Hand the slices (if any) to the partitioned request made (rc) or free
  * them. */
-static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, Cart_request *slices, int n,
-                           MPI_Count sc, int rp, MPI_Count rcnt)
+static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request *request, pipe_made *pm,
+                           const pipe_args *a)
 {
-    if (n == 0) return rc;
+    if (pm->n == 0) return rc;
     if (rc != MPI_SUCCESS) {
-        for (int k = 0; k < n; k++) Cart_request_free(&slices[k]);
-    } else if (cc_part_pipeline(*request, slices, n, (int)sc, (int)(rp * rcnt), (int)rcnt) != MPI_SUCCESS) {
+        for (int k = 0; k < pm->n; k++) Cart_request_free(&pm->sl[k]);
+    } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * a->sc), a->recv ? (int)(a->rp * a->rc) : 1,
+                                a->recv ? (int)a->rc : 1) != MPI_SUCCESS) {
         cc_request_destroy(*request);
         *request = CART_REQUEST_NULL;
         rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
@@ -646,7 +725,8 @@ static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request 
          * (asleep while no operation is active) drives them */
         cc_progress_async_start();
     }
-    free(slices);
+    free(pm->sl);
+    pm->sl = NULL;
     return rc;
 }
 
@@ -664,17 +744,17 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     Cart_request inner = CART_REQUEST_NULL;
     /* the collective's own checks, and the general transport */
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
-    Cart_request *slices = NULL;
-    int nslices = 0, made = 0;
-    if (rc == MPI_SUCCESS)
-        rc = nbh_transport(who, 0, sendbuf, sendparts, sendcount, sendtype, recvbuf, recvparts, recvcount, recvtype,
-                           comm, &w, info, &inner, &made, request, &slices, &nslices);
+    pipe_args a = { PL_ALLTOALL, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
+                    MPI_OP_NULL };
+    pipe_made pm = { NULL, 0, 1 };
+    int made = 0;
+    if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
     if (in_place) send_none(&s);
     else if (rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, NULL, recvparts);
     rc = finish(who, comm, rc, inner, &s, request);
-    return pipeline_attach(who, comm, rc, request, slices, nslices, sendcount, recvparts, recvcount);
+    return pipeline_attach(who, comm, rc, request, &pm, &a);
 }
 
 int Cart_palltoallv_init(const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[],
@@ -751,12 +831,19 @@ static int reduction(const char *who, const void *sendbuf, void *recvbuf, int pa
     default: rc = Cart_exscan_init(sendbuf, recvbuf, n, datatype, op, comm, info, &inner); break;
     }
     int here = which != 0 || w.rank == root;
+    /* pipelined on neighbourhoods (reduce, allreduce): partition k is
+     * final as soon as it is reduced */
+    pipe_args a = { which == 0 ? PL_REDUCE : PL_ALLREDUCE, root, sendbuf, recvbuf, partitions, count, datatype, here,
+                    partitions, count, datatype, op };
+    pipe_made pm = { NULL, 0, 1 };
+    if (rc == MPI_SUCCESS && which <= 1) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     /* in place, the send data is the receive buffer: ready at the start */
     if (sendbuf == MPI_IN_PLACE && here) send_none(&s);
     else send_whole(&s, partitions, which == 0 && !w.nbh ? 1 : w.outdeg), s.only_dest = which == 0 && !w.nbh ? root : -1;
     if (here) recv_whole(&s, partitions, w.indeg);
     else recv_none(&s);
-    return finish(who, comm, rc, inner, &s, request);
+    rc = finish(who, comm, rc, inner, &s, request);
+    return pipeline_attach(who, comm, rc, request, &pm, &a);
 }
 
 int Cart_preduce_init(const void *sendbuf, void *recvbuf, int partitions, MPI_Count count, MPI_Datatype datatype,

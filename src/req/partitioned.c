@@ -93,7 +93,7 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
     return MPI_SUCCESS;
 }
 
-int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int selems, int rblock, int rcount)
+int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount)
 {
     cc_part *p = r->part;
     p->slice = cc_alloc_array((size_t)n, sizeof(Cart_request));
@@ -108,9 +108,11 @@ int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int selems, in
     }
     for (int k = 0; k < n; k++) p->slice[k] = slices[k];
     p->nslice = n;
+    p->sgroup = group;
+    p->sneed = group * p->ndest;
     p->selems = selems;
     p->rblock = rblock;
-    p->rcount = rcount;
+    p->rcount = rcount > 0 ? rcount : 1;
     cc_request_destroy(p->inner);
     p->inner = CART_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -122,7 +124,7 @@ static int start_slices(Cart_request r)
 {
     cc_part *p = r->part;
     for (int k = 0; k < p->nslice; k++) {
-        if (atomic_load(&p->sstate[k]) != 0 || atomic_load(&p->scount[k]) < p->ndest) continue;
+        if (atomic_load(&p->sstate[k]) != 0 || atomic_load(&p->scount[k]) < p->sneed) continue;
         atomic_store(&p->sstate[k], 1);
         int rc = cc_request_start(p->slice[k]);
         if (rc != MPI_SUCCESS) {
@@ -225,7 +227,8 @@ int cc_part_start(Cart_request r)
         if (p->pdmark)
             for (int k = 0; k < p->nsend * p->ndest; k++) atomic_store(&p->pdmark[k], 0);
         p->nsdone = 0;
-        return MPI_SUCCESS;
+        /* slices that wait for no mark (nothing sent from here) start now */
+        return p->sneed == 0 ? start_slices(r) : MPI_SUCCESS;
     }
     if (p->direct) {
         for (int k = 0; k < p->nsmsg; k++) atomic_store(&p->sstarted[k], 0), atomic_store(&p->mmark[k], 0);
@@ -352,11 +355,11 @@ static void maybe_start(Cart_request r, int k, int added)
 {
     cc_part *p = r->part;
     if (p->nslice) {
-        /* pipelined: partition k's slice is ready once every block's
-         * partition k is (ndest marks) */
+        /* pipelined: partition k's slice is ready once its partitions of
+         * every block are (sneed marks) */
         atomic_fetch_add(&p->nready, added);
-        int s = k % p->nslice;
-        if (atomic_fetch_add(&p->scount[s], added) + added != p->ndest || !p->multiple) return;
+        int s = k % (p->nslice * p->sgroup) / p->sgroup;
+        if (atomic_fetch_add(&p->scount[s], added) + added != p->sneed || !p->multiple) return;
         if (cc_request_trylock(r)) {
             if (r->state == CC_REQ_ACTIVE) (void)start_slices(r); /* errors: at the wait */
             cc_request_unlock(r);

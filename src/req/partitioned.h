@@ -15,14 +15,17 @@
  *     sends to itself (offsets that wrap onto it) are copied by the marking
  *     thread at once, whatever the thread level: no MPI call, no wait for
  *     progress;
- *   - pipelined (a neighbourhood alltoall or allgather with a combining
- *     algorithm -- COMBINING, TORUS -- forced, one datatype, every process
- *     with the same partitions per send block): slice k is the persistent
- *     collective (v form) on partition k of every block, with that
- *     algorithm's schedule; it starts as soon as partition k of every block
- *     this process sends is ready, so slices travel through the schedule's
- *     phases one behind the other, and a receive partition has arrived when
- *     the slices covering it have completed here;
+ *   - pipelined (on neighbourhoods: alltoall and allgather where a
+ *     combining algorithm -- COMBINING, TORUS -- is asked for; bcast,
+ *     gather, reduce and allreduce always; one datatype, every process
+ *     with the same partitions per send block): slice s is the persistent
+ *     collective (v form where blocks are strided) on a group of adjacent
+ *     partitions of every block (one partition unless they are tiny), with
+ *     that collective's schedule or trees; it starts as soon as its
+ *     partitions of every block this process sends are ready, so slices
+ *     travel through the phases and along the trees one behind the other,
+ *     and a receive partition has arrived (reduced: final) when the slices
+ *     covering it have completed here;
  *   - otherwise the request wraps the persistent request of the same
  *     collective on the whole buffers and starts it once every send
  *     partition of this process is ready.
@@ -91,13 +94,16 @@ typedef struct cc_part {
     const char *sbase;      /* the send buffer and ... */
     char *rbase;            /* ... the receive buffer, for those copies */
     size_t pbytes;          /* bytes of one message */
-    /* pipelined: slice k is the collective on partition k of every block */
+    /* pipelined: slice s is the collective on partitions s*sgroup ...
+     * (s+1)*sgroup-1 of every block (of the one buffer) */
     int nslice;             /* 0: not pipelined */
+    int sgroup;             /* send partitions per slice */
+    int sneed;              /* marks that make a slice ready: sgroup per destination */
     Cart_request *slice;    /* nslice persistent requests */
-    atomic_int *scount;     /* per slice: marks of its partitions so far; ready at ndest */
+    atomic_int *scount;     /* per slice: marks of its partitions so far */
     atomic_int *sstate;     /* per slice: 0 waiting, 1 running, 2 complete (this cycle) */
     int nsdone;             /* complete slices (advanced by the request's holder only) */
-    int selems;             /* elements of one slice of a block (the send partition's count) */
+    int selems;             /* elements of one slice of a block */
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */
@@ -114,10 +120,11 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
                         int ndest, int nsend, const int *soff, int nsrc, int nrecv, const int *roff, int rwhole);
 
 /* Make r (made around a whole-buffer request) pipelined: it takes over the
- * n slice requests (slice k: partition k, selems elements, of every
- * block; freed on failure too) and frees its whole-buffer request.
- * Receive blocks must hold rblock elements in partitions of rcount.
- * Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
-int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int selems, int rblock, int rcount);
+ * n slice requests (slice s: send partitions s*group ... (s+1)*group-1 of
+ * every block, selems elements; freed on failure too) and frees its
+ * whole-buffer request.  Receive blocks (or the one receive buffer) hold
+ * rblock elements in partitions of rcount.  Returns MPI_SUCCESS or
+ * MPI_ERR_NO_MEM. */
+int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount);
 
 #endif

@@ -16,7 +16,8 @@
  *
  * Part 4: started partitioned operations (Cart_palltoall_init and
  * Cart_pallreduce_init, each algorithm, on the neighbourhood -- there also
- * Cart_pallgather_init, the early bird -- and with global meaning on a
+ * Cart_pallgather_init; the early bird, and the pipelined slices of
+ * allreduce and of combining schedules -- and with global meaning on a
  * plain duplicate of MPI_COMM_WORLD): from Cart_start through Cart_pready*,
  * Cart_parrived and Cart_wait, no allocation and no MPI object, 4 cycles.
  * (Global meaning is MPI's persistent collective, MPI_X_init or Open MPI's
@@ -327,6 +328,8 @@ static void part4(MPI_Comm comm, int t, const char *cname, int gather)
     int sr[P * C], rr[P * C];
     for (int a = 0; a < 4; a++) {
         MPI_Info info = mt_info(mt_alg_name[a], NULL);
+        /* one partition per message or slice: the pipelined transport too */
+        MPI_Info_set(info, "cartcoll_part_aggregate", "0");
         Cart_request r[3];
         int rc = Cart_palltoall_init(sb, P, C, MPI_INT, rb, P, C, MPI_INT, comm, info, &r[0]);
         if (rc == MPI_SUCCESS) rc = Cart_pallreduce_init(sr, rr, P, C, MPI_INT, MPI_SUM, comm, info, &r[1]);
