@@ -22,8 +22,13 @@
  * small machine: the gain measured is the overlap of communication with
  * other threads' work).
  *
+ * --op allreduce times the neighbourhood allreduce instead (one buffer of
+ * T partitions of B bytes, summed over the in-neighbours): partitioned
+ * Cart_pallreduce_init against start-after-join Cart_allreduce_init.
+ *
  * Usage: partbench [-t THREADS] [-b BYTES per block] [-c USEC] [-L FACTOR]
  *                  [--reps R] [--warmup W] [--radius R] [-d D] [--csv FILE]
+ *                  [--op alltoall|allreduce]
  * Needs MPI_THREAD_MULTIPLE for the marks to leave at once (with
  * MPI_THREAD_FUNNELED only the main thread's partitions leave early). */
 #define _POSIX_C_SOURCE 200809L
@@ -55,6 +60,7 @@ int main(int argc, char **argv)
     long bytes = 1 << 20;
     double c = 2000, L = 4;
     const char *csv = NULL;
+    int allreduce = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     int me, p;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -70,6 +76,8 @@ int main(int argc, char **argv)
         else if (!strcmp(k, "-d")) d = atoi(v);
         else if (!strcmp(k, "--radius")) radius = atoi(v);
         else if (!strcmp(k, "--csv")) csv = v;
+        else if (!strcmp(k, "--op") && (!strcmp(v, "alltoall") || !strcmp(v, "allreduce")))
+            allreduce = !strcmp(v, "allreduce");
         else {
             if (!me) fprintf(stderr, "partbench: unknown option %s (see the comment at the top of partbench.c)\n", k);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -93,10 +101,17 @@ int main(int argc, char **argv)
     /* a block: T partitions of m doubles */
     int m = (int)(bytes / 8 / T);
     size_t blk = (size_t)m * (size_t)T, n = blk * (size_t)t;
+    int nb = allreduce ? 1 : t; /* blocks of the send and receive buffers */
+    if (allreduce) n = blk;
     double *sb = malloc(sizeof(double) * n), *rb = malloc(sizeof(double) * n);
     Cart_request part, join;
-    Cart_palltoall_init(sb, T, m, MPI_DOUBLE, rb, T, m, MPI_DOUBLE, cart, MPI_INFO_NULL, &part);
-    Cart_alltoall_init(sb, (int)blk, MPI_DOUBLE, rb, (int)blk, MPI_DOUBLE, cart, MPI_INFO_NULL, &join);
+    if (allreduce) {
+        Cart_pallreduce_init(sb, rb, T, m, MPI_DOUBLE, MPI_SUM, cart, MPI_INFO_NULL, &part);
+        Cart_allreduce_init(sb, rb, (int)blk, MPI_DOUBLE, MPI_SUM, cart, MPI_INFO_NULL, &join);
+    } else {
+        Cart_palltoall_init(sb, T, m, MPI_DOUBLE, rb, T, m, MPI_DOUBLE, cart, MPI_INFO_NULL, &part);
+        Cart_alltoall_init(sb, (int)blk, MPI_DOUBLE, rb, (int)blk, MPI_DOUBLE, cart, MPI_INFO_NULL, &join);
+    }
     double *tp = malloc(sizeof(double) * (size_t)reps), *tj = malloc(sizeof(double) * (size_t)reps);
     double *cp = malloc(sizeof(double) * (size_t)reps), *cj = malloc(sizeof(double) * (size_t)reps);
     double *cost = malloc(sizeof(double) * (size_t)T);
@@ -117,12 +132,12 @@ int main(int argc, char **argv)
             {
                 int h = omp_get_thread_num();
                 work(cost[h]);
-                for (int i = 0; i < t; i++) /* my partition of every block, written, then ready */
+                for (int i = 0; i < nb; i++) /* my partition of every block, written, then ready */
                     for (int e = 0; e < m; e++)
                         sb[(size_t)i * blk + (size_t)h * (size_t)m + (size_t)e] =
                             value(me, i, (size_t)h * (size_t)m + (size_t)e, it);
                 if (use_part)
-                    for (int i = 0; i < t; i++) Cart_pready(i * T + h, part);
+                    for (int i = 0; i < nb; i++) Cart_pready(i * T + h, part);
             }
             double tc = MPI_Wtime() - t0; /* every thread done computing */
             if (use_part) {
@@ -135,12 +150,23 @@ int main(int argc, char **argv)
             MPI_Allreduce(dt, mx, 2, MPI_DOUBLE, MPI_MAX, cart);
             if (it >= warm) (use_part ? tp : tj)[it - warm] = mx[0];
             if (it >= warm) (use_part ? cp : cj)[it - warm] = mx[1];
-            for (int i = 0; i < t; i++)
-                for (size_t e = 0; e < blk; e++)
-                    if (rb[(size_t)i * blk + e] != value(src[i], i, e, it)) {
+            if (allreduce) { /* the sum over the in-neighbours (integers: exact) */
+                for (size_t e = 0; e < blk; e++) {
+                    double want = 0;
+                    for (int i = 0; i < t; i++) want += value(src[i], 0, e, it);
+                    if (rb[e] != want) {
                         bad++;
                         break;
                     }
+                }
+            } else {
+                for (int i = 0; i < t; i++)
+                    for (size_t e = 0; e < blk; e++)
+                        if (rb[(size_t)i * blk + e] != value(src[i], i, e, it)) {
+                            bad++;
+                            break;
+                        }
+            }
         }
     }
     long allbad = 0;
@@ -151,9 +177,10 @@ int main(int argc, char **argv)
     qsort(cj, (size_t)reps, sizeof(double), cmp);
     double mp = tp[reps / 2], mj = tj[reps / 2];
     if (!me) {
-        printf("# partbench: %d processes, %d threads (%s), Moore d=%d radius %d (t=%d), %ld bytes per block, "
+        printf("# partbench %s: %d processes, %d threads (%s), Moore d=%d radius %d (t=%d), %ld bytes per block, "
                "compute %.0f us (laggard x%.1f), %d reps after %d\n",
-               p, T, provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE", d, radius, t,
+               allreduce ? "allreduce" : "alltoall", p, T,
+               provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE", d, radius, t,
                (long)(blk * 8), c, L, reps, warm);
         printf("variant  median[us]  threads done[us]\npart     %10.1f  %10.1f\njoin     %10.1f  %10.1f\n"
                "ratio join/part: %.2f%s\nceiling join/(threads done): %.2f\n",
