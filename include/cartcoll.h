@@ -849,12 +849,14 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     asked for is the call's info cartcoll_algorithm, else the
  *     communicator's (create's info, CARTCOLL_ALGORITHM);
  *   - PIPELINED on neighbourhood communicators: Cart_pbcast_init,
- *     Cart_pgather_init, Cart_preduce_init and Cart_pallreduce_init with
- *     any algorithm, Cart_palltoall_init and Cart_pallgather_init where
+ *     Cart_pgather_init, Cart_pscatter_init, Cart_preduce_init and
+ *     Cart_pallreduce_init with any algorithm, Cart_palltoall_init and Cart_pallgather_init where
  *     COMBINING or TORUS is asked for (else the early bird serves them);
  *     one datatype on both sides, buffers given, blocks of the same
  *     elements on both sides, the same send partitions per block on every
- *     process (agreed with one reduction), not MPI_IN_PLACE for the block
+ *     process (agreed with one reduction; scatter: the root's partitions,
+ *     and a predefined datatype of one size on both sides, since the
+ *     receivers cut their block by them), not MPI_IN_PLACE for the block
  *     collectives.  Slice s, a group of g adjacent send partitions of
  *     every block, is its own persistent collective (the v form where
  *     blocks are strided) with the schedule, trees or reduction of that

@@ -175,7 +175,7 @@ static int recv_blocks(const char *who, MPI_Comm comm, shape *s, int ns, const i
 
 /* ---- pipelined transport (below): what it needs ------------------------ */
 
-enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_REDUCE, PL_ALLREDUCE };
+enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_SCATTER, PL_REDUCE, PL_ALLREDUCE };
 
 /* A pipelined operation: this process's side of the collective. */
 typedef struct {
@@ -192,10 +192,12 @@ typedef struct {
     MPI_Op op;
 } pipe_args;
 
-/* The slices made: n requests of g send partitions each (n = 0: none). */
+/* The slices made: n requests of g send partitions of sc elements each
+ * (n = 0: none). */
 typedef struct {
     Cart_request *sl;
     int n, g;
+    MPI_Count sc;
 } pipe_made;
 
 static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
@@ -217,7 +219,7 @@ int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype
     /* pipelined on neighbourhoods: partitions along the trees one behind the other */
     pipe_args a = { PL_BCAST, root, buffer, buffer, partitions, count, datatype, w.rank != root, partitions, count,
                     datatype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1 };
+    pipe_made pm = { NULL, 0, 1, 0 };
     if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (w.rank == root) send_whole(&s, partitions, w.outdeg), recv_none(&s);
     else send_none(&s), recv_whole(&s, partitions, w.indeg);
@@ -241,7 +243,7 @@ int Cart_pgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, M
     rc = Cart_gather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
     pipe_args a = { PL_GATHER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, here, recvparts, recvcount,
                     recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1 };
+    pipe_made pm = { NULL, 0, 1, 0 };
     if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.nbh ? w.outdeg : 1), s.only_dest = w.nbh ? -1 : root;
@@ -291,11 +293,16 @@ int Cart_pscatter_init(const void *sendbuf, int sendparts, MPI_Count sendcount, 
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_scatter_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
+    pipe_args a = { PL_SCATTER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, !in_place, recvparts, recvcount,
+                    recvtype, MPI_OP_NULL };
+    pipe_made pm = { NULL, 0, 1, 0 };
+    if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (here && rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     else send_none(&s);
     if (in_place) recv_none(&s);
     else recv_whole(&s, recvparts, w.indeg);
-    return finish(who, comm, rc, inner, &s, request);
+    rc = finish(who, comm, rc, inner, &s, request);
+    return pipeline_attach(who, comm, rc, request, &pm, &a);
 }
 
 int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[],
@@ -349,7 +356,7 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLGATHER, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
                     MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1 };
+    pipe_made pm = { NULL, 0, 1, 0 };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -615,6 +622,8 @@ static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, 
     case PL_GATHER:
         return Cart_gatherv_init(shifted(a->sendbuf, at), count, a->type, a->recvbuf, cnt, rd, a->rtype, a->root, comm,
                                  info, out);
+    case PL_SCATTER:
+        return Cart_scatterv_init(a->sendbuf, cnt, sd, a->type, rb, count, a->rtype, a->root, comm, info, out);
     case PL_REDUCE:
         return Cart_reduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, a->root, comm, info, out);
     default: return Cart_allreduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
@@ -633,8 +642,9 @@ static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, 
  * TORUS is asked for: else the early bird serves them), one datatype on
  * both sides, buffers given, blocks of the same elements on both sides,
  * and every process with the same sp and g (one reduction on the private
- * communicator); else pm->n = 0 and the caller keeps the whole-buffer
- * request.  Collective. */
+ * communicator; scatter: the root's, which the receivers learn there and
+ * check in a second reduction); else pm->n = 0 and the caller keeps the
+ * whole-buffer request.  Collective. */
 static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
                            pipe_made *pm)
 {
@@ -643,29 +653,60 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     pm->g = 1;
     if (!w->nbh || !w->cs) return MPI_SUCCESS; /* (the same on every process) */
     int alg = asked_algorithm(info, w, who), nb = w->outdeg > w->indeg ? w->outdeg : w->indeg;
-    int blocks = a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER || a->kind == PL_GATHER;
-    long long block = (long long)a->sp * a->sc;
-    int sends = a->kind != PL_BCAST || w->rank == a->root;
-    int ok = a->sp > 1 && a->sc > 0 && (a->recvbuf || !a->recv) && (a->sendbuf || !sends);
+    int scatter = a->kind == PL_SCATTER, root = w->rank == a->root;
+    int blocks = a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER || a->kind == PL_GATHER || scatter;
+    /* the send side's partitions: scatter's are the root's alone */
+    int knows = !scatter || root;
+    long long block = knows ? (long long)a->sp * a->sc : (long long)a->rp * a->rc;
+    int sends = (a->kind != PL_BCAST || root) && knows;
+    int ok = (!knows || (a->sp > 1 && a->sc > 0)) && (a->recvbuf || !a->recv) && (a->sendbuf || !sends);
     if (a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER) ok &= alg == CC_COMBINING || alg == CC_TORUS;
     if (blocks) {
-        ok &= a->sendbuf != MPI_IN_PLACE && (long long)(nb + 1) * block <= INT_MAX;
-        if (a->recv) ok &= a->type == a->rtype && block == (long long)a->rp * a->rc;
+        ok &= a->sendbuf != MPI_IN_PLACE && a->recvbuf != MPI_IN_PLACE && (long long)(nb + 1) * block <= INT_MAX;
+        if (a->recv && knows) ok &= a->type == a->rtype && block == (long long)a->rp * a->rc;
     }
+    /* scatter: the receivers cut their block by the root's partitions, so
+     * both sides count one predefined datatype of the same size */
+    int tsize = 0;
+    if (scatter) ok &= cc_type_named(knows ? a->type : a->rtype) && MPI_Type_size(knows ? a->type : a->rtype, &tsize) == MPI_SUCCESS;
     long long target = 0;
     MPI_Aint lb, ext = 0;
-    if (ok) ok = aggregate_bytes(info, w->cs->nbh, &target) && MPI_Type_get_extent(a->type, &lb, &ext) == MPI_SUCCESS;
+    if (ok)
+        ok = aggregate_bytes(info, w->cs->nbh, &target) &&
+             MPI_Type_get_extent(knows ? a->type : a->rtype, &lb, &ext) == MPI_SUCCESS;
     int g = 1;
-    for (int c = a->sp; ok && c > 1; c--)
+    for (int c = a->sp; ok && knows && c > 1; c--)
         if (a->sp % c == 0 && (long long)c * a->sc * ext <= target) {
             g = c;
             break;
         }
-    int mine[5] = { ok, a->sp, -a->sp, g, -g }, all[5] = { 0, 0, 0, 0, 0 };
-    if (MPI_Allreduce(mine, all, 5, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
+    /* equal everywhere (MIN of x and -x); INT_MAX: not known here */
+    const int U = INT_MAX;
+    int mine[7] = { ok, knows ? a->sp : U, knows ? -a->sp : U, knows ? g : U, knows ? -g : U,
+                    scatter && knows ? tsize : U, scatter && knows ? -tsize : U };
+    int all[7] = { 0, 0, 0, 0, 0, 0, 0 };
+    if (MPI_Allreduce(mine, all, 7, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
         return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
-    if (!all[0] || all[1] != -all[2] || all[3] != -all[4] || a->sp / g < 2) return MPI_SUCCESS;
-    int n = a->sp / g, made = 0;
+    if (!all[0] || all[1] != -all[2] || all[3] != -all[4] || (scatter && all[5] != -all[6])) return MPI_SUCCESS;
+    int sp = all[1];
+    g = all[3];
+    MPI_Count sc = a->sc;
+    if (scatter) { /* a second reduction: can every receiver cut its block so? */
+        if (!knows) {
+            ok = tsize == all[5] && block % sp == 0;
+            sc = block / sp;
+        }
+        int yes = 0;
+        if (MPI_Allreduce(&ok, &yes, 1, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
+            return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
+        if (!yes) return MPI_SUCCESS;
+    }
+    if (sp / g < 2) return MPI_SUCCESS;
+    pipe_args b = *a; /* with the agreed partitions */
+    b.sp = sp;
+    b.sc = sc;
+    a = &b;
+    int n = sp / g, made = 0;
     Cart_request *sl = cc_alloc_array((size_t)n, sizeof(Cart_request));
     int *cnt = cc_alloc_array((size_t)nb + 1, sizeof(int)), *sd = cc_alloc_array((size_t)nb + 1, sizeof(int));
     int *rd = cc_alloc_array((size_t)nb + 1, sizeof(int));
@@ -685,6 +726,7 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     pm->sl = sl;
     pm->n = n;
     pm->g = g;
+    pm->sc = sc;
     return MPI_SUCCESS;
 }
 
@@ -715,7 +757,7 @@ static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request 
     if (pm->n == 0) return rc;
     if (rc != MPI_SUCCESS) {
         for (int k = 0; k < pm->n; k++) Cart_request_free(&pm->sl[k]);
-    } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * a->sc), a->recv ? (int)(a->rp * a->rc) : 1,
+    } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * pm->sc), a->recv ? (int)(a->rp * a->rc) : 1,
                                 a->recv ? (int)a->rc : 1) != MPI_SUCCESS) {
         cc_request_destroy(*request);
         *request = CART_REQUEST_NULL;
@@ -746,7 +788,7 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLTOALL, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
                     MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1 };
+    pipe_made pm = { NULL, 0, 1, 0 };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -835,7 +877,7 @@ static int reduction(const char *who, const void *sendbuf, void *recvbuf, int pa
      * final as soon as it is reduced */
     pipe_args a = { which == 0 ? PL_REDUCE : PL_ALLREDUCE, root, sendbuf, recvbuf, partitions, count, datatype, here,
                     partitions, count, datatype, op };
-    pipe_made pm = { NULL, 0, 1 };
+    pipe_made pm = { NULL, 0, 1, 0 };
     if (rc == MPI_SUCCESS && which <= 1) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     /* in place, the send data is the receive buffer: ready at the start */
     if (sendbuf == MPI_IN_PLACE && here) send_none(&s);

@@ -17,7 +17,7 @@
  *     progress;
  *   - pipelined (on neighbourhoods: alltoall and allgather where a
  *     combining algorithm -- COMBINING, TORUS -- is asked for; bcast,
- *     gather, reduce and allreduce always; one datatype, every process
+ *     gather, scatter, reduce and allreduce always; one datatype, every process
  *     with the same partitions per send block): slice s is the persistent
  *     collective (v form where blocks are strided) on a group of adjacent
  *     partitions of every block (one partition unless they are tiny), with
