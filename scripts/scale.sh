@@ -8,6 +8,7 @@
 #   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
 #   scripts/scale.sh --table CSV        the table of an existing CSV (a run cut short)
+#   scripts/scale.sh --plot CSV         CSV.png: seed 002 Fig. 3-6 style plots (gnuplot)
 #
 # Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev).
 # Every case runs cartbench under smpirun with the platform file's model;
@@ -21,7 +22,7 @@
 # is 1 if auto is more than 10% slower than the best algorithm in a row.
 set -eu
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -97,10 +98,67 @@ awk '
   }' "$1"
 }
 
+# Plots in the style of seed 002 Figures 3-6: per collective and m, the
+# time of each algorithm and of auto relative to the p2p baseline (below 1:
+# faster), one group of bars per neighbourhood; PNG by gnuplot, next to
+# the CSV (its .gp script and .dat data too).
+plot() {
+  csvf=$1 base=${1%.csv}
+  command -v gnuplot >/dev/null || { echo "scale.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 2; }
+  awk '
+    function csv(line, a,    n, i, c, q, f) {
+      n = 0; f = ""; q = 0
+      for (i = 1; i <= length(line); i++) {
+        c = substr(line, i, 1)
+        if (c == "\"") q = !q
+        else if (c == "," && !q) { a[++n] = f; f = "" }
+        else f = f c
+      }
+      a[++n] = f
+      return n
+    }
+    NR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+    {
+      csv($0, r)
+      np = r[col["np"]]
+      panel = r[col["collective"]] " m=" r[col["m"]]
+      if (!(panel in pseen)) { pseen[panel] = 1; panels[npan++] = panel }
+      nb = r[col["nbh"]]
+      if (!((panel, nb) in seen)) { seen[panel, nb] = 1; nbhs[panel, cnt[panel]++] = nb }
+      t[panel, nb, r[col["variant"]]] = r[col["median_us"]]
+    }
+    END {
+      for (p = 0; p < npan; p++) {
+        pn = panels[p]
+        printf "# %s\n", pn > DAT
+        for (i = 0; i < cnt[pn]; i++) {
+          nb = nbhs[pn, i]; b = t[pn, nb, "p2p"]
+          if (b <= 0) continue
+          printf "\"%s\" %.4f %.4f %.4f %.4f %.3f\n", nb, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
+                 t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b > DAT
+        }
+        printf "\n\n" > DAT
+      }
+      cols = npan < 3 ? npan : 3; rows = int((npan + cols - 1) / cols)
+      print "set terminal pngcairo size " 420 * cols "," 320 * rows " font \",9\"" > GP
+      print "set output \"" PNG "\"" > GP
+      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)\"" > GP
+      print "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1" > GP
+      print "set yrange [0:*]; set grid ytics; set xtics rotate by -30; set key below horizontal font \",8\"" > GP
+      for (p = 0; p < npan; p++) {
+        print "set title \"" panels[p] "\"" > GP
+        print "plot \"" DAT "\" index " p " using 2:xtic(1) title \"direct\", \"\" index " p " using 3 title \"combining\", \"\" index " p " using 4 title \"torus\", \"\" index " p " using 5 title \"auto\", 1 with lines lt 0 notitle" > GP
+      }
+      print "unset multiplot" > GP
+    }' DAT="$base.dat" GP="$base.gp" PNG="$base.png" "$csvf"
+  gnuplot "$base.gp" && echo "scale.sh: wrote $base.png ($base.gp, $base.dat)"
+}
+
 while [ $# -gt 0 ]; do
   case $1 in
     --check-platforms) shift; check_platforms "$@" ;;
     --table) table "$2"; exit $? ;;
+    --plot) plot "$2"; exit $? ;;
     --quick) mode=quick ;;
     --full) mode=full ;;
     --titan) mode=titan ;;
