@@ -354,8 +354,8 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
-    pipe_args a = { PL_ALLGATHER, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
-                    MPI_OP_NULL };
+    pipe_args a = { PL_ALLGATHER, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount,
+                    recvtype, MPI_OP_NULL };
     pipe_made pm = { NULL, 0, 1, 0 };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
@@ -614,7 +614,8 @@ static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, 
     MPI_Aint at = (MPI_Aint)off * ext;
     void *rb = a->recv ? (char *)a->recvbuf + at : a->recvbuf; /* (not significant where nothing arrives) */
     switch (a->kind) {
-    case PL_ALLTOALL: return Cart_alltoallv_init(a->sendbuf, cnt, sd, a->type, a->recvbuf, cnt, rd, a->rtype, comm, info, out);
+    case PL_ALLTOALL:
+        return Cart_alltoallv_init(a->sendbuf, cnt, sd, a->type, a->recvbuf, cnt, rd, a->rtype, comm, info, out);
     case PL_ALLGATHER:
         return Cart_allgatherv_init(shifted(a->sendbuf, at), count, a->type, a->recvbuf, cnt, rd, a->rtype, comm, info,
                                     out);
@@ -667,13 +668,13 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     }
     /* scatter: the receivers cut their block by the root's partitions, so
      * both sides count one predefined datatype of the same size */
+    MPI_Datatype unit = knows ? a->type : a->rtype;
     int tsize = 0;
-    if (scatter) ok &= cc_type_named(knows ? a->type : a->rtype) && MPI_Type_size(knows ? a->type : a->rtype, &tsize) == MPI_SUCCESS;
+    if (scatter) ok &= cc_type_named(unit) && MPI_Type_size(unit, &tsize) == MPI_SUCCESS;
     long long target = 0;
+    int good = aggregate_bytes(info, w->cs->nbh, &target); /* (a bad value: an error everywhere) */
     MPI_Aint lb, ext = 0;
-    if (ok)
-        ok = aggregate_bytes(info, w->cs->nbh, &target) &&
-             MPI_Type_get_extent(knows ? a->type : a->rtype, &lb, &ext) == MPI_SUCCESS;
+    if (ok) ok = good && MPI_Type_get_extent(unit, &lb, &ext) == MPI_SUCCESS;
     int g = 1;
     for (int c = a->sp; ok && knows && c > 1; c--)
         if (a->sp % c == 0 && (long long)c * a->sc * ext <= target) {
@@ -682,11 +683,17 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
         }
     /* equal everywhere (MIN of x and -x); INT_MAX: not known here */
     const int U = INT_MAX;
-    int mine[7] = { ok, knows ? a->sp : U, knows ? -a->sp : U, knows ? g : U, knows ? -g : U,
-                    scatter && knows ? tsize : U, scatter && knows ? -tsize : U };
-    int all[7] = { 0, 0, 0, 0, 0, 0, 0 };
-    if (MPI_Allreduce(mine, all, 7, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
+    int mine[8] = { ok, knows ? a->sp : U, knows ? -a->sp : U, knows ? g : U, knows ? -g : U,
+                    scatter && knows ? tsize : U, scatter && knows ? -tsize : U, good };
+    int all[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+    if (MPI_Allreduce(mine, all, 8, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
         return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
+    if (!all[7])
+        return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
+                        good ? "another process's cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a "
+                               "non-negative integer"
+                             : "cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a non-negative "
+                               "integer (bytes)");
     if (!all[0] || all[1] != -all[2] || all[3] != -all[4] || (scatter && all[5] != -all[6])) return MPI_SUCCESS;
     int sp = all[1];
     g = all[3];
@@ -757,8 +764,8 @@ static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request 
     if (pm->n == 0) return rc;
     if (rc != MPI_SUCCESS) {
         for (int k = 0; k < pm->n; k++) Cart_request_free(&pm->sl[k]);
-    } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * pm->sc), a->recv ? (int)(a->rp * a->rc) : 1,
-                                a->recv ? (int)a->rc : 1) != MPI_SUCCESS) {
+    } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * pm->sc),
+                                a->recv ? (int)(a->rp * a->rc) : 1, a->recv ? (int)a->rc : 1) != MPI_SUCCESS) {
         cc_request_destroy(*request);
         *request = CART_REQUEST_NULL;
         rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);

@@ -408,6 +408,9 @@ static void bad_uses(const ctx *c)
         MPI_Info_set(bad, "cartcoll_part_aggregate", "-5");
         MT_EQ(cls_of(Cart_palltoall_init(sb, 3, 4, MPI_INT, rb, 4, 3, MPI_INT, c->comm, bad, &r)), MPI_ERR_ARG,
               "cartcoll_part_aggregate = -5");
+        MT_EQ(cls_of(Cart_pallreduce_init(sb, rb, 3, 4, MPI_INT, MPI_SUM, c->comm, bad, &r)), MPI_ERR_ARG,
+              "cartcoll_part_aggregate = -5 (the pipelined allreduce's slices)");
+        MT_CHECK(r == CART_REQUEST_NULL, "%s: a failed pallreduce init wrote the request", w);
         MPI_Info_set(bad, "cartcoll_part_aggregate", "0");
         rc = Cart_pallgather_init(sb, 3, 4, MPI_INT, rb, 4, 3, MPI_INT, c->comm, bad, &r);
         MT_CHECK(rc == MPI_SUCCESS, "%s: pallgather init with cartcoll_part_aggregate = 0 failed", w);
