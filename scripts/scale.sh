@@ -56,11 +56,10 @@ check_platforms() {
   exit $bad
 }
 
-# The table of a CSV: one row per (neighbourhood, collective, m); status 1
-# where auto > 1.10 x best or a check failed.
-table() {
-awk '
-  function csv(line, a,    n, i, c, q, f) {  # split one CSV line, quotes respected
+# awk: csv() splits one CSV line (quotes respected); col[] maps the
+# header's names to columns.
+csv_awk='
+  function csv(line, a,    n, i, c, q, f) {
     n = 0; f = ""; q = 0
     for (i = 1; i <= length(line); i++) {
       c = substr(line, i, 1)
@@ -72,6 +71,12 @@ awk '
     return n
   }
   NR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+'
+
+# The table of a CSV: one row per (neighbourhood, collective, m); status 1
+# where auto > 1.10 x best or a check failed.
+table() {
+awk "$csv_awk"'
   {
     csv($0, r)
     key = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
@@ -105,19 +110,7 @@ awk '
 plot() {
   csvf=$1 base=${1%.csv}
   command -v gnuplot >/dev/null || { echo "scale.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 2; }
-  awk '
-    function csv(line, a,    n, i, c, q, f) {
-      n = 0; f = ""; q = 0
-      for (i = 1; i <= length(line); i++) {
-        c = substr(line, i, 1)
-        if (c == "\"") q = !q
-        else if (c == "," && !q) { a[++n] = f; f = "" }
-        else f = f c
-      }
-      a[++n] = f
-      return n
-    }
-    NR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+  awk "$csv_awk"'
     {
       csv($0, r)
       np = r[col["np"]]
