@@ -870,8 +870,14 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     reports a receive partition once the slices covering it have
  *     completed here.  g is the most partitions that divide the partitions
  *     per block and fit the size cartcoll_part_aggregate gives (as above:
- *     overhead / beta by default); with a single slice the whole-buffer
- *     transport below runs instead;
+ *     overhead / beta by default, from CARTCOLL_ALPHA / CARTCOLL_BETA /
+ *     CARTCOLL_OVERHEAD or built-in defaults where there is no
+ *     neighbourhood); with a single slice the whole-buffer transport below
+ *     runs instead.  The same for bcast, gather, scatter, reduce and
+ *     allreduce with global meaning (plain communicators): there slice s
+ *     is MPI's own collective on partition group s, and slices start in
+ *     order (slice s only after the ones before it), since every process
+ *     must start MPI's collectives in the same order;
  *   - every other case: the persistent request of the collective on the
  *     whole buffers, on the library's private communicator, started once
  *     all of this process's send partitions are ready; a receive partition

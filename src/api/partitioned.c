@@ -12,6 +12,7 @@
 #include "base/mpi_compat.h"
 #include "base/options.h"
 #include "bind/typemap.h"
+#include "choose/choose.h"
 #include "req/partitioned.h"
 #include "req/request.h"
 #include "topo/kind.h"
@@ -196,7 +197,7 @@ typedef struct {
  * (n = 0: none). */
 typedef struct {
     Cart_request *sl;
-    int n, g;
+    int n, g, ordered;
     MPI_Count sc;
 } pipe_made;
 
@@ -219,7 +220,7 @@ int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype
     /* pipelined on neighbourhoods: partitions along the trees one behind the other */
     pipe_args a = { PL_BCAST, root, buffer, buffer, partitions, count, datatype, w.rank != root, partitions, count,
                     datatype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0 };
     if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (w.rank == root) send_whole(&s, partitions, w.outdeg), recv_none(&s);
     else send_none(&s), recv_whole(&s, partitions, w.indeg);
@@ -243,7 +244,7 @@ int Cart_pgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, M
     rc = Cart_gather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
     pipe_args a = { PL_GATHER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, here, recvparts, recvcount,
                     recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0 };
     if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.nbh ? w.outdeg : 1), s.only_dest = w.nbh ? -1 : root;
@@ -295,7 +296,7 @@ int Cart_pscatter_init(const void *sendbuf, int sendparts, MPI_Count sendcount, 
     rc = Cart_scatter_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
     pipe_args a = { PL_SCATTER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, !in_place, recvparts, recvcount,
                     recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0 };
     if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     if (here && rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     else send_none(&s);
@@ -356,7 +357,7 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLGATHER, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount,
                     recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0 };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -425,7 +426,10 @@ static int aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
         *bytes = b;
         return 1;
     }
-    *bytes = n && n->beta > 0 && n->overhead > 0 ? (long long)(n->overhead / n->beta) : 0;
+    double alpha = -1, beta = -1, overhead = -1;
+    if (n) beta = n->beta, overhead = n->overhead;
+    else (void)cc_model_fixed(&alpha, &beta, &overhead); /* no neighbourhood: the environment's or default model */
+    *bytes = beta > 0 && overhead > 0 ? (long long)(overhead / beta) : 0;
     return 1;
 }
 
@@ -638,9 +642,11 @@ static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, 
  * others.  g: the most partitions that divide sp and fit the cost model's
  * break-even size (overhead / beta; cartcoll_part_aggregate,
  * CARTCOLL_PART_AGGREGATE override it, as for the early bird); more than
- * one slice or nothing.  On neighbourhoods only (rooted and reducing
+ * one slice or nothing.  On neighbourhoods (rooted and reducing
  * collectives with any algorithm; alltoall and allgather where COMBINING or
- * TORUS is asked for: else the early bird serves them), one datatype on
+ * TORUS is asked for: else the early bird serves them) and, for the rooted
+ * and reducing collectives, with global meaning (slices are MPI's own
+ * collectives on the communicator there, started in order), one datatype on
  * both sides, buffers given, blocks of the same elements on both sides,
  * and every process with the same sp and g (one reduction on the private
  * communicator; scatter: the root's, which the receivers learn there and
@@ -652,7 +658,9 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     pm->sl = NULL;
     pm->n = 0;
     pm->g = 1;
-    if (!w->nbh || !w->cs) return MPI_SUCCESS; /* (the same on every process) */
+    int global = !w->nbh, blockwise = a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER;
+    if ((global && blockwise) || (!global && !w->cs)) return MPI_SUCCESS; /* (the same on every process) */
+    MPI_Comm agree = global ? comm : w->cs->priv; /* global: MPI's collectives run on comm itself */
     int alg = asked_algorithm(info, w, who), nb = w->outdeg > w->indeg ? w->outdeg : w->indeg;
     int scatter = a->kind == PL_SCATTER, root = w->rank == a->root;
     int blocks = a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER || a->kind == PL_GATHER || scatter;
@@ -672,7 +680,7 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     int tsize = 0;
     if (scatter) ok &= cc_type_named(unit) && MPI_Type_size(unit, &tsize) == MPI_SUCCESS;
     long long target = 0;
-    int good = aggregate_bytes(info, w->cs->nbh, &target); /* (a bad value: an error everywhere) */
+    int good = aggregate_bytes(info, global ? NULL : w->cs->nbh, &target); /* (a bad value: an error everywhere) */
     MPI_Aint lb, ext = 0;
     if (ok) ok = good && MPI_Type_get_extent(unit, &lb, &ext) == MPI_SUCCESS;
     int g = 1;
@@ -686,7 +694,7 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     int mine[8] = { ok, knows ? a->sp : U, knows ? -a->sp : U, knows ? g : U, knows ? -g : U,
                     scatter && knows ? tsize : U, scatter && knows ? -tsize : U, good };
     int all[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
-    if (MPI_Allreduce(mine, all, 8, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
+    if (MPI_Allreduce(mine, all, 8, MPI_INT, MPI_MIN, agree) != MPI_SUCCESS)
         return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
     if (!all[7])
         return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
@@ -704,7 +712,7 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
             sc = block / sp;
         }
         int yes = 0;
-        if (MPI_Allreduce(&ok, &yes, 1, MPI_INT, MPI_MIN, w->cs->priv) != MPI_SUCCESS)
+        if (MPI_Allreduce(&ok, &yes, 1, MPI_INT, MPI_MIN, agree) != MPI_SUCCESS)
             return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
         if (!yes) return MPI_SUCCESS;
     }
@@ -734,6 +742,7 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     pm->n = n;
     pm->g = g;
     pm->sc = sc;
+    pm->ordered = global;
     return MPI_SUCCESS;
 }
 
@@ -765,7 +774,7 @@ static int pipeline_attach(const char *who, MPI_Comm comm, int rc, Cart_request 
     if (rc != MPI_SUCCESS) {
         for (int k = 0; k < pm->n; k++) Cart_request_free(&pm->sl[k]);
     } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * pm->sc),
-                                a->recv ? (int)(a->rp * a->rc) : 1, a->recv ? (int)a->rc : 1) != MPI_SUCCESS) {
+                                a->recv ? (int)(a->rp * a->rc) : 1, a->recv ? (int)a->rc : 1, pm->ordered) != MPI_SUCCESS) {
         cc_request_destroy(*request);
         *request = CART_REQUEST_NULL;
         rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
@@ -795,7 +804,7 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLTOALL, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
                     MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0 };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -884,7 +893,7 @@ static int reduction(const char *who, const void *sendbuf, void *recvbuf, int pa
      * final as soon as it is reduced */
     pipe_args a = { which == 0 ? PL_REDUCE : PL_ALLREDUCE, root, sendbuf, recvbuf, partitions, count, datatype, here,
                     partitions, count, datatype, op };
-    pipe_made pm = { NULL, 0, 1, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0 };
     if (rc == MPI_SUCCESS && which <= 1) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     /* in place, the send data is the receive buffer: ready at the start */
     if (sendbuf == MPI_IN_PLACE && here) send_none(&s);

@@ -93,7 +93,8 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
     return MPI_SUCCESS;
 }
 
-int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount)
+int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount,
+                     int ordered)
 {
     cc_part *p = r->part;
     p->slice = cc_alloc_array((size_t)n, sizeof(Cart_request));
@@ -110,6 +111,7 @@ int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int
     p->nslice = n;
     p->sgroup = group;
     p->sneed = group * p->ndest;
+    p->sordered = ordered;
     p->selems = selems;
     p->rblock = rblock;
     p->rcount = rcount > 0 ? rcount : 1;
@@ -124,7 +126,11 @@ static int start_slices(Cart_request r)
 {
     cc_part *p = r->part;
     for (int k = 0; k < p->nslice; k++) {
-        if (atomic_load(&p->sstate[k]) != 0 || atomic_load(&p->scount[k]) < p->sneed) continue;
+        if (atomic_load(&p->sstate[k]) != 0) continue;
+        if (atomic_load(&p->scount[k]) < p->sneed) {
+            if (p->sordered) break;
+            continue;
+        }
         atomic_store(&p->sstate[k], 1);
         int rc = cc_request_start(p->slice[k]);
         if (rc != MPI_SUCCESS) {

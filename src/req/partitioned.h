@@ -17,7 +17,8 @@
  *     progress;
  *   - pipelined (on neighbourhoods: alltoall and allgather where a
  *     combining algorithm -- COMBINING, TORUS -- is asked for; bcast,
- *     gather, scatter, reduce and allreduce always; one datatype, every process
+ *     gather, scatter, reduce and allreduce always, also with global
+ *     meaning, where slices are MPI's collectives started in order; one datatype, every process
  *     with the same partitions per send block): slice s is the persistent
  *     collective (v form where blocks are strided) on a group of adjacent
  *     partitions of every block (one partition unless they are tiny), with
@@ -104,6 +105,7 @@ typedef struct cc_part {
     atomic_int *sstate;     /* per slice: 0 waiting, 1 running, 2 complete (this cycle) */
     int nsdone;             /* complete slices (advanced by the request's holder only) */
     int selems;             /* elements of one slice of a block */
+    int sordered;           /* slices start in order (MPI's collectives: the same order everywhere) */
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */
@@ -123,8 +125,11 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
  * n slice requests (slice s: send partitions s*group ... (s+1)*group-1 of
  * every block, selems elements; freed on failure too) and frees its
  * whole-buffer request.  Receive blocks (or the one receive buffer) hold
- * rblock elements in partitions of rcount.  Returns MPI_SUCCESS or
+ * rblock elements in partitions of rcount.  ordered: a slice starts only
+ * after the ones before it (slices that are MPI's collectives, which every
+ * process must start in the same order).  Returns MPI_SUCCESS or
  * MPI_ERR_NO_MEM. */
-int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount);
+int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount,
+                     int ordered);
 
 #endif
