@@ -267,8 +267,10 @@ static int advance_direct(Cart_request r, int *done)
             rc = p->nrmsg ? cc_testall(p->nrmsg, p->rreq, &fr) : (fr = 1, MPI_SUCCESS);
     } else if (rc == MPI_SUCCESS && p->nrmsg) {
         /* let the receives progress meanwhile */
-        int flag;
-        rc = MPI_Testany(p->nrmsg, p->rreq, &(int){ 0 }, &flag, MPI_STATUS_IGNORE);
+        int flag, idx;
+        do /* every message that has arrived: one progress call may carry several */
+            rc = MPI_Testany(p->nrmsg, p->rreq, &idx, &flag, MPI_STATUS_IGNORE);
+        while (rc == MPI_SUCCESS && flag && idx != MPI_UNDEFINED);
     }
     if (rc != MPI_SUCCESS && r->error == MPI_SUCCESS) r->error = rc;
     if ((fs && fr) || r->error != MPI_SUCCESS) {

@@ -13,6 +13,7 @@
 #define CC_REQUEST_H
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "cartcoll.h"
@@ -125,7 +126,14 @@ int cc_progress_async_start(void);
 
 /* Exclusive access to a request's progress. */
 static inline int cc_request_trylock(Cart_request r) { return !atomic_flag_test_and_set(&r->busy); }
-static inline void cc_request_lock(Cart_request r) { while (atomic_flag_test_and_set(&r->busy)) ; }
+/* Yield while another thread holds it: on oversubscribed cores a holder
+ * preempted mid-advance (the progress thread, a marking thread) would
+ * otherwise cost the spinner its whole time slice (ms; early bird 1.1x ->
+ * 1.2x in partbench -c 500). */
+static inline void cc_request_lock(Cart_request r)
+{
+    while (atomic_flag_test_and_set(&r->busy)) sched_yield();
+}
 static inline void cc_request_unlock(Cart_request r) { atomic_flag_clear(&r->busy); }
 
 #endif
