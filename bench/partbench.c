@@ -20,7 +20,9 @@
  * reach.  Computing is
  * simulated by sleeping (so that threads do not compete for cores on a
  * small machine: the gain measured is the overlap of communication with
- * other threads' work).
+ * other threads' work); --compute spin makes the threads busy-wait
+ * instead (on oversubscribed cores the scheduler then decides much of
+ * the time: expect noise).
  *
  * --op allreduce times the neighbourhood allreduce instead (one buffer of
  * T partitions of B bytes, summed over the in-neighbours): partitioned
@@ -28,7 +30,7 @@
  *
  * Usage: partbench [-t THREADS] [-b BYTES per block] [-c USEC] [-L FACTOR]
  *                  [--reps R] [--warmup W] [--radius R] [-d D] [--csv FILE]
- *                  [--op alltoall|allreduce]
+ *                  [--op alltoall|allreduce] [--compute sleep|spin]
  * Needs MPI_THREAD_MULTIPLE for the marks to leave at once (with
  * MPI_THREAD_FUNNELED only the main thread's partitions leave early). */
 #define _POSIX_C_SOURCE 200809L
@@ -46,8 +48,16 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int spin; /* --compute spin: busy threads instead of sleeping ones */
+
 static void work(double usec)
 {
+    if (spin) {
+        double end = omp_get_wtime() + usec * 1e-6;
+        while (omp_get_wtime() < end)
+            ;
+        return;
+    }
     struct timespec ts = { (time_t)(usec / 1e6), (long)((usec - 1e6 * (double)(time_t)(usec / 1e6)) * 1e3) };
     nanosleep(&ts, NULL);
 }
@@ -76,6 +86,7 @@ int main(int argc, char **argv)
         else if (!strcmp(k, "-d")) d = atoi(v);
         else if (!strcmp(k, "--radius")) radius = atoi(v);
         else if (!strcmp(k, "--csv")) csv = v;
+        else if (!strcmp(k, "--compute") && (!strcmp(v, "sleep") || !strcmp(v, "spin"))) spin = !strcmp(v, "spin");
         else if (!strcmp(k, "--op") && (!strcmp(v, "alltoall") || !strcmp(v, "allreduce")))
             allreduce = !strcmp(v, "allreduce");
         else {
