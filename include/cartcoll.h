@@ -825,8 +825,10 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * Transport of this release (planned in _init; a started operation
  * allocates nothing and creates no MPI objects):
  *   - EARLY BIRD for Cart_palltoall_init and Cart_pallgather_init on
- *     Cart_neighborhood_create communicators (one predefined datatype on
- *     both sides, not MPI_IN_PLACE, algorithm auto or direct): one
+ *     Cart_neighborhood_create communicators (algorithm auto or direct)
+ *     and with global meaning on plain communicators (every rank a
+ *     destination and a source), one predefined datatype on both sides,
+ *     not MPI_IN_PLACE: one
  *     persistent message per send partition and destination on a
  *     duplicate of the communicator, started as soon as the partition is
  *     marked (by the marking thread under MPI_THREAD_MULTIPLE or when it
@@ -840,9 +842,9 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     marked) up to the size where a message's fixed cost equals its
  *     transfer time in the cost model (overhead / beta); info key
  *     cartcoll_part_aggregate (or environment CARTCOLL_PART_AGGREGATE) =
- *     bytes overrides it, 0 = one message per partition; on a
- *     neighbourhood communicator a value that is not a non-negative
- *     integer fails with MPI_ERR_ARG.
+ *     bytes overrides it, 0 = one message per partition; where the
+ *     early bird or the pipelined transport below is considered, a value
+ *     that is not a non-negative integer fails with MPI_ERR_ARG.
  *     Under MPI_THREAD_MULTIPLE the library's
  *     progress thread is started (it sleeps while no operation is active)
  *     so that early messages move while threads compute.  The algorithm

@@ -439,22 +439,30 @@ static int aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
  * persistent receive per partition of each in-neighbour j (its sender's
  * partitioning, exchanged here): the block of offset i leaves R towards
  * R + N[i] and arrives as block i there, so both sides number the edge's
- * messages alike.  Only on Cart_neighborhood_create
- * communicators (no permuted blocks), with one predefined datatype on both
- * sides, when every process qualifies; else *made = 0 and the caller takes
- * the general transport.  Collective. */
+ * messages alike.  On Cart_neighborhood_create communicators (no permuted
+ * blocks) and, with global meaning, on plain communicators: there every
+ * rank is a destination and a source (block i goes to rank i and arrives
+ * as block R there, so the tags number R's blocks as the receiver does),
+ * the "direct exchange" MPI's alltoall and allgather are.  One predefined
+ * datatype on both sides, when every process qualifies; else *made = 0
+ * and the caller takes the general transport.  Collective. */
 static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
                       void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
                       MPI_Info info, int wanted, int *made, Cart_request *request)
 {
     *made = 0;
-    int t = 0;
+    int t = 0, global = !w->nbh;
     const cc_nbh *n = w->cs ? w->cs->nbh : NULL;
+    void *ub = NULL;
+    int has_ub = 0;
+    (void)MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
+    long long tag_ub = has_ub && ub ? *(int *)ub : 32767;
     /* (adopted MPI_Cart_create communicators carry rperm: excluded) */
-    int ok = wanted && n && !n->graph && !n->detected && !n->sperm && !n->rperm && sendbuf != MPI_IN_PLACE &&
-             type == rtype && cc_type_named(type) && w->indeg == w->outdeg &&
-             Cart_neighbor_count(comm, &t) == MPI_SUCCESS && t == w->outdeg && (long long)t * sp < 32767 &&
-             (long long)t * rp < 32767;
+    int ok = wanted && sendbuf != MPI_IN_PLACE && type == rtype && cc_type_named(type) && w->indeg == w->outdeg;
+    if (global) t = w->size;
+    else ok = ok && n && !n->graph && !n->detected && !n->sperm && !n->rperm &&
+              Cart_neighbor_count(comm, &t) == MPI_SUCCESS && t == w->outdeg;
+    ok = ok && (long long)t * sp <= tag_ub && (long long)t * rp <= tag_ub;
     long long target = 0;
     int good = aggregate_bytes(info, n, &target), mine[2] = { ok, good }, all[2] = { 0, 0 };
     MPI_Comm pc;
@@ -484,12 +492,17 @@ static int early_bird(const char *who, int gather, const void *sendbuf, int sp, 
     int *theirs = malloc(sizeof(int) * ((size_t)t + 1)), *wts = malloc(sizeof(int) * 2 * ((size_t)t + 1));
     MPI_Request *x = malloc(sizeof(MPI_Request) * (2 * (size_t)t + 1));
     int rc = src && dst && theirs && x && wts ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) rc = Cart_neighbor_get(comm, t, src, wts, t, dst, wts + t);
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    if (rc == MPI_SUCCESS && global)
+        for (int i = 0; i < t; i++) src[i] = dst[i] = i;
+    else if (rc == MPI_SUCCESS) rc = Cart_neighbor_get(comm, t, src, wts, t, dst, wts + t);
     free(wts);
-    /* the senders' messages per block I receive */
+    /* the senders' messages per block I receive (tagged with the block's
+     * number at the receiver) */
     for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
         rc = MPI_Irecv(&theirs[i], 1, MPI_INT, src[i], i, pc, &x[i]);
-        if (rc == MPI_SUCCESS) rc = MPI_Isend(&spb, 1, MPI_INT, dst[i], i, pc, &x[t + i]);
+        if (rc == MPI_SUCCESS) rc = MPI_Isend(&spb, 1, MPI_INT, dst[i], global ? me : i, pc, &x[t + i]);
     }
     if (rc == MPI_SUCCESS && t > 0) rc = cc_waitall(2 * t, x);
     long long rblock = (long long)rp * rcnt;
@@ -536,8 +549,6 @@ static int early_bird(const char *who, int gather, const void *sendbuf, int sp, 
          * partitioning) are copied partition by partition when marked,
          * partition k of the send buffer to the same place of the receive
          * buffer: no message. */
-        int me = 0;
-        MPI_Comm_rank(comm, &me);
         p->sbase = sendbuf;
         p->rbase = recvbuf;
         p->pbytes = (size_t)g * (size_t)sc * (size_t)ext;
@@ -545,11 +556,13 @@ static int early_bird(const char *who, int gather, const void *sendbuf, int sp, 
             p->sreq[k] = MPI_REQUEST_NULL;
             p->kself[k] = dst[k / spb] == me;
         }
-        /* message k: g partitions at place k (gather: k % spb) of the send buffer */
+        /* message k: g partitions at place k (gather: k % spb) of the send
+         * buffer; its tag numbers it as the receiver does */
         for (int k = 0; rc == MPI_SUCCESS && k < nsmsg; k++)
             if (!p->kself[k])
                 rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)(gather ? k % spb : k) * g * sc * ext,
-                                   (int)(g * sc), type, dst[k / spb], k, p->pcomm, &p->sreq[k]);
+                                   (int)(g * sc), type, dst[k / spb], global ? me * spb + k % spb : k, p->pcomm,
+                                   &p->sreq[k]);
         p->nrmsg = 0;
         for (int i = 0; rc == MPI_SUCCESS && i <= t; i++) {
             p->rfirst[i] = p->nrmsg;
@@ -746,23 +759,23 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     return MPI_SUCCESS;
 }
 
-/* The neighbourhood transports of allgather and alltoall beside the
- * whole-buffer request *inner: the early bird (*made = 1: the request is
- * made, or failed, and *inner is freed) or the pipelined slices
- * (pm->n > 0), else neither.  Nothing on other communicators. */
+/* The transports of allgather and alltoall beside the whole-buffer
+ * request *inner: the early bird (*made = 1: the request is made, or
+ * failed, and *inner is freed) or, on neighbourhoods, the pipelined slices
+ * (pm->n > 0), else neither. */
 static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
                          Cart_request *inner, int *made, Cart_request *request, pipe_made *pm)
 {
     *made = 0;
-    if (!w->nbh) return MPI_SUCCESS;
+    /* (global meaning: MPI's collectives, no algorithm to choose) */
     int rc = early_bird(who, a->kind == PL_ALLGATHER, a->sendbuf, a->sp, a->sc, a->type, a->recvbuf, a->rp, a->rc,
-                        a->rtype, comm, w, info, early_bird_wanted(info, w, who), made, request);
+                        a->rtype, comm, w, info, !w->nbh || early_bird_wanted(info, w, who), made, request);
     if (rc != MPI_SUCCESS || *made) {
         Cart_request_free(inner);
         *made = 1;
         return rc;
     }
-    return pipeline_slices(who, a, comm, w, info, pm);
+    return w->nbh ? pipeline_slices(who, a, comm, w, info, pm) : MPI_SUCCESS;
 }
 
 /* Hand the slices (if any) to the partitioned request made (rc) or free

@@ -13,7 +13,8 @@
  * collective, its neighbourhood meaning is checked against first
  * principles by test_nbhcoll and test_differential).  --break-oracle
  * corrupts the oracle: the run must fail.  --multiple runs the same under
- * MPI_THREAD_MULTIPLE. */
+ * MPI_THREAD_MULTIPLE.  --early checks instead that partitions travel
+ * before the rest is marked (see early_case). */
 #include "mpitest.h"
 
 #include <stdio.h>
@@ -354,6 +355,90 @@ static void run_case(const ctx *c, int op, mt_rng *g, mt_rng *lg)
     teardown(&k);
 }
 
+/* --early: data leaves as soon as the partitions it needs are marked
+ * (seed 004's early bird and pipelining), for every operation that
+ * promises it.  Every process marks the first of the two partitions of
+ * each send block, then polls the first receive partition of each block
+ * until it arrives -- which can only happen if that partition travelled
+ * before the rest was marked -- and only then marks the rest.  A
+ * transport that waits for every partition fails here after a deadline
+ * (then stops polling, so that the run still ends).  Receive partitions
+ * are half as big: the first lies inside the senders' first partition. */
+static int early_failed;
+
+static int early_op(int op)
+{
+    return op == P_BCAST || op == P_GATHER || op == P_SCATTER || op == P_ALLGATHER || op == P_ALLTOALL ||
+           op == P_REDUCE || op == P_ALLREDUCE;
+}
+
+static void early_case(const ctx *c, int op, mt_rng *g)
+{
+    kase k;
+    setup(&k, c, op, g);
+    k.sp = 2, k.rp = 4;
+    char what[160];
+    snprintf(what, sizeof what, "%s %s root %d (early)", c->name, pname[op], k.root);
+    Cart_request r = CART_REQUEST_NULL;
+    int rc = pinit(&k, c, &r);
+    MT_CHECK(rc == MPI_SUCCESS, "%s: init failed (%d)", what, rc);
+    if (rc != MPI_SUCCESS) {
+        teardown(&k);
+        return;
+    }
+    int nsend, blocks, nd, only, nrecv;
+    counts(&k, c, &nsend, &blocks, &nd, &only, &nrecv);
+    int in = c->nbh ? c->indeg : c->size;
+    /* receive partitions polled: the first of each block, or of the one buffer */
+    int rblocks = op == P_ALLTOALL || op == P_ALLGATHER || (op == P_GATHER && nrecv > 0) ? in : nrecv > 0;
+    int rper = op == P_BCAST || op == P_REDUCE || op == P_ALLREDUCE ? k.sp : k.rp;
+    for (int cycle = 0; cycle < 2; cycle++) {
+        for (size_t e = 0; e < k.slen; e++) k.sbuf[e] = value(c->rank, cycle, e);
+        if (op == P_BCAST && c->rank != k.root)
+            for (int e = 0; e < E; e++) k.sbuf[e] = SENT;
+        for (size_t e = 0; e < k.rlen; e++) k.obuf[e] = SENT;
+        MT_CHECK(oracle(&k, c) == MPI_SUCCESS, "%s: oracle failed", what);
+        memcpy(k.want, k.obuf, sizeof(int) * k.rlen);
+        for (size_t e = 0; e < k.rlen; e++) k.rbuf[e] = SENT;
+        MT_CHECK(Cart_start(&r) == MPI_SUCCESS, "%s: Cart_start failed", what);
+        int sblocks = blocks ? nsend / k.sp : nsend > 0, bad = 0;
+        for (int i = 0; i < sblocks; i++) bad += Cart_pready(i * k.sp, r) != MPI_SUCCESS;
+        const int *got = op == P_BCAST ? k.sbuf : k.rbuf;
+        for (int j = 0; j < rblocks && !early_failed; j++) {
+            int q = j * rper, flag = 0;
+            double end = MPI_Wtime() + 5;
+            while (!flag && Cart_parrived(r, q, &flag) == MPI_SUCCESS && MPI_Wtime() < end) {
+            }
+            if (!flag) {
+                MT_CHECK(0, "%s cycle %d: receive partition %d did not arrive while only the first partition of "
+                            "each send block was marked (no early bird)",
+                         what, cycle, q);
+                early_failed = 1;
+                break;
+            }
+            size_t lo, hi;
+            recv_span(&k, c, q, &lo, &hi);
+            for (size_t e = lo; e < hi; e++)
+                if (got[e] != k.want[e]) {
+                    MT_CHECK(0, "%s cycle %d: partition %d arrived early, element %zu is %d, final %d", what, cycle,
+                             q, e, got[e], k.want[e]);
+                    break;
+                }
+        }
+        for (int i = 0; i < sblocks; i++) bad += Cart_pready(i * k.sp + 1, r) != MPI_SUCCESS;
+        MT_CHECK(!bad, "%s: %d Cart_pready calls failed", what, bad);
+        MT_CHECK(Cart_wait(&r) == MPI_SUCCESS, "%s: Cart_wait failed", what);
+        size_t n = op == P_BCAST ? E : k.rlen;
+        for (size_t e = 0; e < n; e++)
+            if (got[e] != k.want[e]) {
+                MT_CHECK(0, "%s cycle %d: element %zu is %d, expected %d", what, cycle, e, got[e], k.want[e]);
+                break;
+            }
+    }
+    MT_CHECK(Cart_request_free(&r) == MPI_SUCCESS, "%s: free failed", what);
+    teardown(&k);
+}
+
 static int cls_of(int rc)
 {
     int cls = rc;
@@ -459,7 +544,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
     mt_name = "test_partitioned";
     setvbuf(stdout, NULL, _IOLBF, 0);
+    int early = 0;
     for (int a = 1; a < argc; a++) break_oracle |= !strcmp(argv[a], "--break-oracle");
+    for (int a = 1; a < argc; a++) early |= !strcmp(argv[a], "--early");
 
     ctx cs[3];
     MPI_Comm_dup(MPI_COMM_WORLD, &cs[0].comm);
@@ -484,6 +571,14 @@ int main(int argc, char **argv)
     mt_rng g, lg;
     mt_seed(&g, 2024, 0);
     mt_seed(&lg, 2024, (uint64_t)mt_rank + 1);
+    if (early) {
+        /* plain and Cart_neighborhood_create communicators */
+        for (int i = 0; i < 2; i++)
+            for (int op = 0; op < NP_OPS; op++)
+                if (early_op(op)) early_case(&cs[i], op, &g);
+        for (int i = 0; i < 3; i++) MPI_Comm_free(&cs[i].comm);
+        return mt_finish();
+    }
     for (int i = 0; i < 3; i++) {
         for (int rep = 0; rep < 2; rep++)
             for (int op = 0; op < NP_OPS; op++) run_case(&cs[i], op, &g, &lg);
