@@ -825,10 +825,13 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * Transport of this release (planned in _init; a started operation
  * allocates nothing and creates no MPI objects):
  *   - EARLY BIRD for Cart_palltoall_init and Cart_pallgather_init on
- *     Cart_neighborhood_create communicators (algorithm auto or direct)
- *     and with global meaning on plain communicators (every rank a
- *     destination and a source), one predefined datatype on both sides,
- *     not MPI_IN_PLACE: one
+ *     Cart_neighborhood_create communicators (algorithm auto or direct),
+ *     for Cart_palltoallv_init, Cart_palltoallw_init and
+ *     Cart_pallgatherv_init there whatever the algorithm (irregular blocks
+ *     are not pipelined), and for all five with global meaning on plain
+ *     communicators (every rank a destination and a source); one
+ *     predefined datatype on both sides (w: the same in every block), not
+ *     MPI_IN_PLACE, each receive block as big as the block sent to it: one
  *     persistent message per send partition and destination on a
  *     duplicate of the communicator, started as soon as the partition is
  *     marked (by the marking thread under MPI_THREAD_MULTIPLE or when it
@@ -875,8 +878,9 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     overhead / beta by default, from CARTCOLL_ALPHA / CARTCOLL_BETA /
  *     CARTCOLL_OVERHEAD or built-in defaults where there is no
  *     neighbourhood); with a single slice the whole-buffer transport below
- *     runs instead.  The same for bcast, gather, scatter, reduce and
- *     allreduce with global meaning (plain communicators): there slice s
+ *     runs instead.  The same for bcast, gather, scatter, reduce,
+ *     allreduce, scan and exscan with global meaning (plain
+ *     communicators): there slice s
  *     is MPI's own collective on partition group s, and slices start in
  *     order (slice s only after the ones before it), since every process
  *     must start MPI's collectives in the same order (under

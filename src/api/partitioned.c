@@ -176,7 +176,7 @@ static int recv_blocks(const char *who, MPI_Comm comm, shape *s, int ns, const i
 
 /* ---- pipelined transport (below): what it needs ------------------------ */
 
-enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_SCATTER, PL_REDUCE, PL_ALLREDUCE };
+enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_SCATTER, PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN };
 
 /* A pipelined operation: this process's side of the collective. */
 typedef struct {
@@ -335,10 +335,44 @@ int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Co
 
 /* ---- allgather, alltoall ---------------------------------------------- */
 
-static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
-                      void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
-                      MPI_Info info, int wanted, int *made, Cart_request *request);
+/* The blocks of an allgather(v) or alltoall(v, w) as the early bird sees
+ * them.  Send block i holds sparts(i) partitions of scount(i) elements at
+ * byte offset sdisp(i) (gather: the one send buffer, the same for every
+ * destination); receive block j likewise.  NULL arrays: sp / sc / rp / rc
+ * for every block, blocks one after another. */
+typedef struct {
+    int gather;
+    const int *sparts, *rparts;
+    const MPI_Count *scnt, *rcnt;
+    const MPI_Aint *sdis, *rdis;
+    int dis_bytes; /* displacements in bytes (w), else in elements */
+    int sp, rp;
+    MPI_Count sc, rc;
+} eb_blocks;
+
+static int eb_sp(const eb_blocks *b, int i) { return b->sparts && !b->gather ? b->sparts[i] : b->sp; }
+static long long eb_sc(const eb_blocks *b, int i) { return b->scnt && !b->gather ? b->scnt[i] : b->sc; }
+static int eb_rp(const eb_blocks *b, int j) { return b->rparts ? b->rparts[j] : b->rp; }
+static long long eb_rc(const eb_blocks *b, int j) { return b->rcnt ? b->rcnt[j] : b->rc; }
+static MPI_Aint eb_sdisp(const eb_blocks *b, int i, MPI_Aint ext)
+{
+    if (b->gather) return 0;
+    if (b->sdis) return b->dis_bytes ? b->sdis[i] : b->sdis[i] * ext;
+    return (MPI_Aint)i * b->sp * b->sc * ext;
+}
+static MPI_Aint eb_rdisp(const eb_blocks *b, int j, MPI_Aint ext)
+{
+    if (b->rdis) return b->dis_bytes ? b->rdis[j] : b->rdis[j] * ext;
+    return (MPI_Aint)j * b->rp * b->rc * ext;
+}
+
+static int early_bird(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type, void *recvbuf,
+                      MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
+                      Cart_request *request);
 static int early_bird_wanted(MPI_Info info, const where *w, const char *who);
+static int direct_transport(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type,
+                            void *recvbuf, MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info,
+                            int wanted, Cart_request *inner, int *made, Cart_request *request);
 static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
                          Cart_request *inner, int *made, Cart_request *request, pipe_made *pm);
 
@@ -384,6 +418,10 @@ int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcoun
     free(wc);
     free(wd);
     if (rc != MPI_SUCCESS) return rc;
+    eb_blocks b = { 1, NULL, recvparts, NULL, recvcounts, NULL, displs, 0, sendparts, 0, sendcount, 0 };
+    int made = 0;
+    rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
+    if (made) return rc;
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.outdeg);
     rc = recv_blocks(who, comm, &s, w.indeg, recvparts, 0);
@@ -433,25 +471,27 @@ static int aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
     return 1;
 }
 
-/* One persistent send per send partition to out-neighbour i (tag: the
- * message's number i * sp + k for partition k of block i; gather: the
- * allgather's one buffer, partition k to every out-neighbour), one
- * persistent receive per partition of each in-neighbour j (its sender's
- * partitioning, exchanged here): the block of offset i leaves R towards
+/* One persistent message per group of g adjacent send partitions of block
+ * i to out-neighbour i (g: aggregation; gather: the one buffer to every
+ * out-neighbour), tagged with the block's number at the receiver times the
+ * most messages any block has, plus its place; one persistent receive per
+ * message of each in-neighbour j (its sender's message count and block
+ * size are exchanged here): the block of offset i leaves R towards
  * R + N[i] and arrives as block i there, so both sides number the edge's
  * messages alike.  On Cart_neighborhood_create communicators (no permuted
  * blocks) and, with global meaning, on plain communicators: there every
  * rank is a destination and a source (block i goes to rank i and arrives
- * as block R there, so the tags number R's blocks as the receiver does),
- * the "direct exchange" MPI's alltoall and allgather are.  One predefined
- * datatype on both sides, when every process qualifies; else *made = 0
- * and the caller takes the general transport.  Collective. */
-static int early_bird(const char *who, int gather, const void *sendbuf, int sp, MPI_Count sc, MPI_Datatype type,
-                      void *recvbuf, int rp, MPI_Count rcnt, MPI_Datatype rtype, MPI_Comm comm, const where *w,
-                      MPI_Info info, int wanted, int *made, Cart_request *request)
+ * as block R there), the "direct exchange" MPI's alltoall(v, w) and
+ * allgather(v) are.  One predefined datatype on both sides (w: the same in
+ * every block), not in place, each receive block as big as the block sent
+ * to it and cut into equal messages, when every process qualifies; else
+ * *made = 0 and the caller takes the general transport.  Collective. */
+static int early_bird(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type, void *recvbuf,
+                      MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
+                      Cart_request *request)
 {
     *made = 0;
-    int t = 0, global = !w->nbh;
+    int t = 0, global = !w->nbh, gather = b->gather;
     const cc_nbh *n = w->cs ? w->cs->nbh : NULL;
     void *ub = NULL;
     int has_ub = 0;
@@ -462,12 +502,38 @@ static int early_bird(const char *who, int gather, const void *sendbuf, int sp, 
     if (global) t = w->size;
     else ok = ok && n && !n->graph && !n->detected && !n->sperm && !n->rperm &&
               Cart_neighbor_count(comm, &t) == MPI_SUCCESS && t == w->outdeg;
-    ok = ok && (long long)t * sp <= tag_ub && (long long)t * rp <= tag_ub;
     long long target = 0;
-    int good = aggregate_bytes(info, n, &target), mine[2] = { ok, good }, all[2] = { 0, 0 };
+    int good = aggregate_bytes(info, n, &target);
+    MPI_Aint lb, ext = 1;
+    if (ok) MPI_Type_get_extent(type, &lb, &ext);
+    /* g[i] adjacent partitions per message of block i: the most that
+     * divides its partitions and fits the target (the receivers learn the
+     * message counts below) */
+    int *g = ok ? malloc(sizeof(int) * ((size_t)t + 1)) : NULL, mostm = 0;
+    if (ok && !g) ok = 0;
+    for (int i = 0; ok && i < t; i++) {
+        int sp = eb_sp(b, i);
+        g[i] = 1;
+        for (int c = sp; c > 1; c--)
+            if (sp % c == 0 && (long long)c * eb_sc(b, i) * ext <= target) {
+                g[i] = c;
+                break;
+            }
+        if (sp / g[i] > mostm) mostm = sp / g[i];
+    }
+    int mine[3] = { ok, good, -mostm }, all[3] = { 0, 0, 0 };
     MPI_Comm pc;
-    if (MPI_Comm_dup(comm, &pc) != MPI_SUCCESS) return cc_error(comm, MPI_ERR_OTHER, "%s: MPI_Comm_dup failed", who);
-    if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, pc) != MPI_SUCCESS || !all[0] || !all[1]) {
+    if (MPI_Comm_dup(comm, &pc) != MPI_SUCCESS) {
+        free(g);
+        return cc_error(comm, MPI_ERR_OTHER, "%s: MPI_Comm_dup failed", who);
+    }
+    int M = 1; /* the most messages of any block anywhere: tag = block * M + place */
+    if (MPI_Allreduce(mine, all, 3, MPI_INT, MPI_MIN, pc) == MPI_SUCCESS && all[0] && all[1]) {
+        M = -all[2] > 0 ? -all[2] : 1;
+        if ((long long)t * M - 1 > tag_ub) all[0] = 0; /* (the same everywhere) */
+    }
+    if (!all[0] || !all[1]) {
+        free(g);
         MPI_Comm_free(&pc);
         if (!all[1])
             return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
@@ -477,107 +543,124 @@ static int early_bird(const char *who, int gather, const void *sendbuf, int sp, 
                                    "integer (bytes)");
         return MPI_SUCCESS;
     }
-    /* g adjacent partitions per message: the most that divides sp and fits
-     * the target (both sides learn the message count: theirs, below) */
-    MPI_Aint lb, ext;
-    MPI_Type_get_extent(type, &lb, &ext);
-    int g = 1;
-    for (int c = sp; c > 1; c--)
-        if (sp % c == 0 && (long long)c * sc * ext <= target) {
-            g = c;
-            break;
-        }
-    int spb = sp / g;
     int *src = malloc(sizeof(int) * ((size_t)t + 1)), *dst = malloc(sizeof(int) * ((size_t)t + 1));
-    int *theirs = malloc(sizeof(int) * ((size_t)t + 1)), *wts = malloc(sizeof(int) * 2 * ((size_t)t + 1));
+    int *mine2 = malloc(sizeof(int) * 2 * ((size_t)t + 1)), *theirs = malloc(sizeof(int) * 2 * ((size_t)t + 1));
+    int *wts = malloc(sizeof(int) * 2 * ((size_t)t + 1));
     MPI_Request *x = malloc(sizeof(MPI_Request) * (2 * (size_t)t + 1));
-    int rc = src && dst && theirs && x && wts ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    int rc = src && dst && mine2 && theirs && x && wts ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     int me = 0;
     MPI_Comm_rank(comm, &me);
     if (rc == MPI_SUCCESS && global)
         for (int i = 0; i < t; i++) src[i] = dst[i] = i;
     else if (rc == MPI_SUCCESS) rc = Cart_neighbor_get(comm, t, src, wts, t, dst, wts + t);
     free(wts);
-    /* the senders' messages per block I receive (tagged with the block's
-     * number at the receiver) */
+    /* each block's message count and elements, to its receiver (tagged
+     * with the block's number there) */
     for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
-        rc = MPI_Irecv(&theirs[i], 1, MPI_INT, src[i], i, pc, &x[i]);
-        if (rc == MPI_SUCCESS) rc = MPI_Isend(&spb, 1, MPI_INT, dst[i], global ? me : i, pc, &x[t + i]);
+        mine2[2 * i] = eb_sp(b, i) / g[i];
+        mine2[2 * i + 1] = (int)(eb_sp(b, i) * eb_sc(b, i));
+        rc = MPI_Irecv(&theirs[2 * i], 2, MPI_INT, src[i], i, pc, &x[i]);
+        if (rc == MPI_SUCCESS) rc = MPI_Isend(&mine2[2 * i], 2, MPI_INT, dst[i], global ? me : i, pc, &x[t + i]);
     }
     if (rc == MPI_SUCCESS && t > 0) rc = cc_waitall(2 * t, x);
-    long long rblock = (long long)rp * rcnt;
-    for (int i = 0; rc == MPI_SUCCESS && i < t; i++)
-        if (src[i] == MPI_PROC_NULL) theirs[i] = 1;
-        else if (theirs[i] <= 0 || rblock % theirs[i] != 0 || (long long)sp * sc != rblock) ok = 0;
+    /* every receive block is what is sent to it, in equal messages */
+    for (int j = 0; rc == MPI_SUCCESS && j < t; j++) {
+        long long rblk = (long long)eb_rp(b, j) * eb_rc(b, j);
+        int nm = theirs[2 * j];
+        if (src[j] == MPI_PROC_NULL) theirs[2 * j] = 1; /* one receive that completes at once */
+        else if (theirs[2 * j + 1] != rblk || nm < 0 || (nm == 0 ? rblk != 0 : rblk % nm != 0)) ok = 0;
+    }
     if (rc != MPI_SUCCESS || !all_agree(pc, ok)) {
-        free(src), free(dst), free(theirs), free(x);
+        free(src), free(dst), free(mine2), free(theirs), free(x), free(g);
         MPI_Comm_free(&pc);
         return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error(comm, MPI_ERR_OTHER, "%s: setting up failed", who);
     }
-    int nsend = gather ? sp : t * sp, nrecv = t * rp, nsmsg = t * spb;
     int *soff = malloc(sizeof(int) * ((size_t)t + 1)), *roff = malloc(sizeof(int) * ((size_t)t + 1));
-    for (int i = 0; soff && roff && i <= t; i++) soff[i] = i * sp, roff[i] = i * rp;
+    if (soff && roff) soff[0] = roff[0] = 0;
+    for (int i = 0; soff && roff && i < t; i++) soff[i + 1] = soff[i] + eb_sp(b, i), roff[i + 1] = roff[i] + eb_rp(b, i);
+    int nsend = gather ? b->sp : soff ? soff[t] : 0, nrecv = roff ? roff[t] : 0;
     Cart_request r = CART_REQUEST_NULL;
     rc = soff && roff ? cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, gather ? CC_PART_WHOLE : CC_PART_BLOCKS,
                                             t, nsend, soff, t, nrecv, roff, 0)
                       : MPI_ERR_NO_MEM;
-    free(soff);
-    free(roff);
     cc_part *p = rc == MPI_SUCCESS ? r->part : NULL;
     if (p) {
         p->direct = 1;
         p->pcomm = pc;
         pc = MPI_COMM_NULL;
-        p->rblock = (int)rblock;
-        p->rcount = (int)rcnt;
+        p->spb = mine2 && t > 0 ? mine2[0] : 0; /* gather: every block alike */
+        p->agg = t > 0 ? g[0] : 1;
+        p->mfirst = malloc(sizeof(int) * ((size_t)t + 1));
+        p->rblk = malloc(sizeof(int) * ((size_t)t + 1));
+        p->rcnt = malloc(sizeof(int) * ((size_t)t + 1));
+        p->rself = cc_alloc_zarray((size_t)t + 1, 1);
+        p->rfirst = malloc(sizeof(int) * ((size_t)t + 1));
+        int nsmsg = 0, nm = 0;
+        for (int i = 0; p->mfirst && i <= t; i++) {
+            p->mfirst[i] = nsmsg;
+            if (i < t) nsmsg += mine2[2 * i], nm += theirs[2 * i];
+        }
         p->nsmsg = nsmsg;
-        p->spb = spb;
-        p->agg = g;
         if (gather) p->pdmark = cc_alloc_zarray((size_t)nsend * (size_t)t + 1, sizeof *p->pdmark);
+        else p->pmsg = malloc(sizeof(int) * ((size_t)nsend + 1));
         p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsmsg + 1));
         p->sstarted = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->sstarted);
         p->mmark = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->mmark);
+        p->magg = malloc(sizeof(int) * ((size_t)nsmsg + 1));
         p->kself = cc_alloc_zarray((size_t)nsmsg + 1, 1);
-        p->rfirst = malloc(sizeof(int) * ((size_t)t + 1));
-        int nm = 0;
-        for (int i = 0; i < t; i++) nm += theirs[i];
+        p->msoff = malloc(sizeof(MPI_Aint) * ((size_t)nsmsg + 1));
+        p->mroff = malloc(sizeof(MPI_Aint) * ((size_t)nsmsg + 1));
+        p->mbytes = malloc(sizeof(size_t) * ((size_t)nsmsg + 1));
         p->rreq = malloc(sizeof(MPI_Request) * ((size_t)nm + 1));
-        if (!p->sreq || !p->sstarted || !p->mmark || !p->kself || !p->rfirst || !p->rreq || (gather && !p->pdmark))
+        if (!p->mfirst || !p->rblk || !p->rcnt || !p->rself || !p->rfirst || !p->sreq || !p->sstarted ||
+            !p->mmark || !p->magg || !p->kself || !p->msoff || !p->mroff || !p->mbytes || !p->rreq ||
+            (gather ? !p->pdmark : !p->pmsg))
             rc = MPI_ERR_NO_MEM;
-        /* Blocks to this process itself (an offset that wraps onto it: then
-         * R - N[i] = R too, and the receive block has the send block's
-         * partitioning) are copied partition by partition when marked,
-         * partition k of the send buffer to the same place of the receive
-         * buffer: no message. */
         p->sbase = sendbuf;
         p->rbase = recvbuf;
-        p->pbytes = (size_t)g * (size_t)sc * (size_t)ext;
-        for (int k = 0; rc == MPI_SUCCESS && k < nsmsg; k++) {
-            p->sreq[k] = MPI_REQUEST_NULL;
-            p->kself[k] = dst[k / spb] == me;
+        for (int j = 0; rc == MPI_SUCCESS && j < t; j++) {
+            p->rblk[j] = (int)(eb_rp(b, j) * eb_rc(b, j));
+            p->rcnt[j] = (int)eb_rc(b, j);
+            p->rself[j] = src[j] == me;
         }
-        /* message k: g partitions at place k (gather: k % spb) of the send
-         * buffer; its tag numbers it as the receiver does */
-        for (int k = 0; rc == MPI_SUCCESS && k < nsmsg; k++)
-            if (!p->kself[k])
-                rc = MPI_Send_init((const char *)sendbuf + (MPI_Aint)(gather ? k % spb : k) * g * sc * ext,
-                                   (int)(g * sc), type, dst[k / spb], global ? me * spb + k % spb : k, p->pcomm,
-                                   &p->sreq[k]);
+        /* message k = mfirst[i] + m: g[i] partitions of block i from place
+         * m; its tag numbers it as the receiver does.  Blocks to this
+         * process itself (an offset that wraps onto it: then R - N[i] = R
+         * too, and it arrives as receive block i, cut alike) are copied
+         * message by message when marked: no MPI. */
+        for (int i = 0; rc == MPI_SUCCESS && i < t; i++) {
+            long long each = g[i] * eb_sc(b, i);
+            for (int m = 0; m < mine2[2 * i]; m++) {
+                int k = p->mfirst[i] + m;
+                p->sreq[k] = MPI_REQUEST_NULL;
+                p->kself[k] = dst[i] == me;
+                p->magg[k] = g[i];
+                p->msoff[k] = eb_sdisp(b, i, ext) + (MPI_Aint)(m * each) * ext;
+                p->mroff[k] = eb_rdisp(b, i, ext) + (MPI_Aint)(m * each) * ext;
+                p->mbytes[k] = (size_t)each * (size_t)ext;
+                if (!gather)
+                    for (int q = 0; q < g[i]; q++) p->pmsg[soff[i] + m * g[i] + q] = k;
+                if (!p->kself[k] && rc == MPI_SUCCESS)
+                    rc = MPI_Send_init((const char *)sendbuf + p->msoff[k], (int)each, type, dst[i],
+                                       (global ? me : i) * M + m, p->pcomm, &p->sreq[k]);
+            }
+        }
         p->nrmsg = 0;
-        for (int i = 0; rc == MPI_SUCCESS && i <= t; i++) {
-            p->rfirst[i] = p->nrmsg;
-            if (i == t) break;
-            int per = (int)(rblock / theirs[i]);
-            for (int m = 0; rc == MPI_SUCCESS && m < theirs[i]; m++) {
+        for (int j = 0; rc == MPI_SUCCESS && j <= t; j++) {
+            p->rfirst[j] = p->nrmsg;
+            if (j == t) break;
+            int per = theirs[2 * j] > 0 ? p->rblk[j] / theirs[2 * j] : 0;
+            for (int m = 0; rc == MPI_SUCCESS && m < theirs[2 * j]; m++) {
                 p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
-                if (src[i] != me)
-                    rc = MPI_Recv_init((char *)recvbuf + ((MPI_Aint)i * rblock + (MPI_Aint)m * per) * ext, per, type,
-                                   src[i], i * theirs[i] + m, p->pcomm, &p->rreq[p->nrmsg]);
+                if (src[j] != me)
+                    rc = MPI_Recv_init((char *)recvbuf + eb_rdisp(b, j, ext) + (MPI_Aint)m * per * ext, per, type,
+                                       src[j], j * M + m, p->pcomm, &p->rreq[p->nrmsg]);
                 p->nrmsg++;
             }
         }
     }
-    free(src), free(dst), free(theirs), free(x);
+    free(soff), free(roff);
+    free(src), free(dst), free(mine2), free(theirs), free(x), free(g);
     if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
     if (rc != MPI_SUCCESS) {
         if (r) cc_request_destroy(r);
@@ -644,6 +727,8 @@ static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, 
         return Cart_scatterv_init(a->sendbuf, cnt, sd, a->type, rb, count, a->rtype, a->root, comm, info, out);
     case PL_REDUCE:
         return Cart_reduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, a->root, comm, info, out);
+    case PL_SCAN: return Cart_scan_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
+    case PL_EXSCAN: return Cart_exscan_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
     default: return Cart_allreduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
     }
 }
@@ -759,6 +844,28 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
     return MPI_SUCCESS;
 }
 
+/* The early bird beside the whole-buffer request *inner where it is
+ * wanted: want 2 always (the v/w forms, which have no pipelined
+ * transport: else they would wait for every partition), 1 with global
+ * meaning (MPI's collectives, no algorithm to choose) and on
+ * neighbourhoods where the algorithm asked for is auto or direct (where
+ * COMBINING or TORUS is asked for the slices pipeline through it), 0
+ * never.  *made = 1 when it made the request (or failed), and *inner is
+ * freed. */
+static int direct_transport(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type,
+                            void *recvbuf, MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info,
+                            int wanted, Cart_request *inner, int *made, Cart_request *request)
+{
+    *made = 0;
+    int rc = early_bird(who, b, sendbuf, type, recvbuf, rtype, comm, w, info,
+                        wanted == 2 || (wanted == 1 && (!w->nbh || early_bird_wanted(info, w, who))), made, request);
+    if (rc != MPI_SUCCESS || *made) {
+        Cart_request_free(inner);
+        *made = 1;
+    }
+    return rc;
+}
+
 /* The transports of allgather and alltoall beside the whole-buffer
  * request *inner: the early bird (*made = 1: the request is made, or
  * failed, and *inner is freed) or, on neighbourhoods, the pipelined slices
@@ -766,15 +873,10 @@ static int pipeline_slices(const char *who, const pipe_args *a, MPI_Comm comm, c
 static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
                          Cart_request *inner, int *made, Cart_request *request, pipe_made *pm)
 {
-    *made = 0;
-    /* (global meaning: MPI's collectives, no algorithm to choose) */
-    int rc = early_bird(who, a->kind == PL_ALLGATHER, a->sendbuf, a->sp, a->sc, a->type, a->recvbuf, a->rp, a->rc,
-                        a->rtype, comm, w, info, !w->nbh || early_bird_wanted(info, w, who), made, request);
-    if (rc != MPI_SUCCESS || *made) {
-        Cart_request_free(inner);
-        *made = 1;
-        return rc;
-    }
+    eb_blocks b = { a->kind == PL_ALLGATHER, NULL, NULL, NULL, NULL, NULL, NULL, 0, a->sp, a->rp, a->sc, a->rc };
+    int rc = direct_transport(who, &b, a->sendbuf, a->type, a->recvbuf, a->rtype, comm, w, info, 1, inner, made,
+                              request);
+    if (rc != MPI_SUCCESS || *made) return rc;
     return w->nbh ? pipeline_slices(who, a, comm, w, info, pm) : MPI_SUCCESS;
 }
 
@@ -850,6 +952,10 @@ int Cart_palltoallv_init(const void *sendbuf, const int sendparts[], const MPI_C
     free(rcn);
     free(rd);
     if (rc != MPI_SUCCESS) return rc;
+    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 0, 0, 0, 0, 0 };
+    int made = 0;
+    rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
+    if (made) return rc;
     if (in_place) send_none(&s);
     else rc = send_blocks(who, comm, &s, w.outdeg, sendparts, 0);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, recvparts, 0);
@@ -875,6 +981,23 @@ int Cart_palltoallw_init(const void *sendbuf, const int sendparts[], const MPI_C
     free(sc);
     free(rcn);
     if (rc != MPI_SUCCESS) return rc;
+    /* the early bird where every block has the same predefined datatype
+     * (byte displacements) */
+    MPI_Datatype ty = MPI_DATATYPE_NULL;
+    int same = !in_place;
+    for (int i = 0; same && i < w.outdeg; i++) {
+        if (ty == MPI_DATATYPE_NULL) ty = sendtypes[i];
+        same = sendtypes[i] == ty;
+    }
+    for (int j = 0; same && j < w.indeg; j++) {
+        if (ty == MPI_DATATYPE_NULL) ty = recvtypes[j];
+        same = recvtypes[j] == ty;
+    }
+    if (ty == MPI_DATATYPE_NULL) ty = MPI_BYTE;
+    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 1, 0, 0, 0, 0 };
+    int made = 0;
+    rc = direct_transport(who, &b, sendbuf, ty, recvbuf, ty, comm, &w, info, same ? 2 : 0, &inner, &made, request);
+    if (made) return rc;
     if (in_place) send_none(&s);
     else rc = send_blocks(who, comm, &s, w.outdeg, sendparts, 0);
     if (rc == MPI_SUCCESS) rc = recv_blocks(who, comm, &s, w.indeg, recvparts, 0);
@@ -902,12 +1025,13 @@ static int reduction(const char *who, const void *sendbuf, void *recvbuf, int pa
     default: rc = Cart_exscan_init(sendbuf, recvbuf, n, datatype, op, comm, info, &inner); break;
     }
     int here = which != 0 || w.rank == root;
-    /* pipelined on neighbourhoods (reduce, allreduce): partition k is
-     * final as soon as it is reduced */
-    pipe_args a = { which == 0 ? PL_REDUCE : PL_ALLREDUCE, root, sendbuf, recvbuf, partitions, count, datatype, here,
-                    partitions, count, datatype, op };
+    /* pipelined (scan, exscan: global meaning only): partition k is final
+     * as soon as it is reduced */
+    static const int kinds[4] = { PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN };
+    pipe_args a = { kinds[which], root, sendbuf, recvbuf, partitions, count, datatype, here, partitions, count,
+                    datatype, op };
     pipe_made pm = { NULL, 0, 1, 0, 0 };
-    if (rc == MPI_SUCCESS && which <= 1) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
+    if (rc == MPI_SUCCESS) rc = pipeline_slices(who, &a, comm, &w, info, &pm);
     /* in place, the send data is the receive buffer: ready at the start */
     if (sendbuf == MPI_IN_PLACE && here) send_none(&s);
     else send_whole(&s, partitions, which == 0 && !w.nbh ? 1 : w.outdeg), s.only_dest = which == 0 && !w.nbh ? root : -1;

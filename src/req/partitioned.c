@@ -29,6 +29,15 @@ void cc_part_free(cc_part *p)
     free(p->sreq);
     free(p->sstarted);
     free(p->kself);
+    free(p->rblk);
+    free(p->rcnt);
+    free(p->rself);
+    free(p->mfirst);
+    free(p->magg);
+    free(p->pmsg);
+    free(p->msoff);
+    free(p->mroff);
+    free(p->mbytes);
     free(p->mmark);
     free(p->pdmark);
     free(p->rreq);
@@ -197,18 +206,14 @@ static int start_inner(Cart_request r)
 
 /* Early bird: start send message k once (any thread allowed to call MPI;
  * any thread at all for a message to this process itself, which is copied
- * here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)).  Messages are pbytes
- * long; message k lands at place k of the receive buffer there (blocks of
- * spb messages) and comes from place k (BLOCKS) or k % spb (WHOLE) of the
- * send buffer. */
+ * here: sstarted goes 0 -> 1 (claimed) -> 2 (copied)). */
 static int start_send(Cart_request r, int k)
 {
     cc_part *p = r->part;
     int expect = 0;
     if (!atomic_compare_exchange_strong(&p->sstarted[k], &expect, 1)) return MPI_SUCCESS;
     if (p->kself[k]) {
-        int from = p->send_kind == CC_PART_WHOLE ? k % p->spb : k;
-        memcpy(p->rbase + (size_t)k * p->pbytes, p->sbase + (size_t)from * p->pbytes, p->pbytes);
+        memcpy(p->rbase + p->mroff[k], p->sbase + p->msoff[k], p->mbytes[k]);
         atomic_store(&p->sstarted[k], 2);
         atomic_fetch_add(&p->nstarted, 1);
         return MPI_SUCCESS;
@@ -259,7 +264,7 @@ static int advance_direct(Cart_request r, int *done)
     int rc = MPI_SUCCESS;
     if (atomic_load(&p->nstarted) < p->nsmsg)
         for (int k = 0; k < p->nsmsg && rc == MPI_SUCCESS; k++)
-            if (atomic_load(&p->mmark[k]) == p->agg && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
+            if (atomic_load(&p->mmark[k]) == p->magg[k] && !atomic_load(&p->sstarted[k])) rc = start_send(r, k);
     int fs = 0, fr = 0;
     if (rc == MPI_SUCCESS && atomic_load(&p->nstarted) == p->nsmsg) {
         rc = p->nsmsg ? cc_testall(p->nsmsg, p->sreq, &fs) : (fs = 1, MPI_SUCCESS);
@@ -396,7 +401,7 @@ static void dest_range(const cc_part *p, int dest, int *lo, int *hi)
 static int send_marked(Cart_request r, int m)
 {
     cc_part *p = r->part;
-    if (atomic_fetch_add(&p->mmark[m], 1) + 1 != p->agg) return MPI_SUCCESS;
+    if (atomic_fetch_add(&p->mmark[m], 1) + 1 != p->magg[m]) return MPI_SUCCESS;
     if (p->kself[m] || p->multiple || pthread_equal(pthread_self(), p->owner)) return start_send(r, m);
     return MPI_SUCCESS;
 }
@@ -416,7 +421,7 @@ static int mark(Cart_request r, const char *who, int k, int dest)
             return MPI_SUCCESS;
         }
         atomic_fetch_add(&p->nready, 1);
-        return send_marked(r, dest * p->spb + k / p->agg);
+        return send_marked(r, p->mfirst[dest] + k / p->agg);
     }
     if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
         if (atomic_fetch_add(&p->marks[k], 1) >= p->ndest) {
@@ -436,7 +441,7 @@ static int mark(Cart_request r, const char *who, int k, int dest)
         /* early bird: its message(s) leave now */
         int rc = MPI_SUCCESS;
         for (int d = 0; d < want; d++) {
-            int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? d * p->spb + k / p->agg : k / p->agg);
+            int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? p->mfirst[d] + k / p->agg : p->pmsg[k]);
             if (rc == MPI_SUCCESS) rc = rc2;
         }
         return rc;
@@ -577,21 +582,21 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         if (source >= 0) j = source;
         else
             while (j < p->nsrc && q >= p->roff[j + 1] - p->roff[j]) q -= p->roff[j + 1] - p->roff[j], j++;
-        int nm = p->rfirst[j + 1] - p->rfirst[j], per = nm > 0 ? p->rblock / nm : 0;
+        int nm = p->rfirst[j + 1] - p->rfirst[j], per = nm > 0 ? p->rblk[j] / nm : 0;
         int lo = 0, hi = nm;
-        if (per > 0) lo = q * p->rcount / per, hi = ((q + 1) * p->rcount - 1) / per + 1;
+        if (per > 0 && p->rcnt[j] > 0) lo = q * p->rcnt[j] / per, hi = ((q + 1) * p->rcnt[j] - 1) / per + 1;
+        else if (per > 0) hi = 0; /* an empty partition: nothing to wait for */
         if (hi > nm) hi = nm;
-        int ok = 0, rc = MPI_SUCCESS;
-        if (may_mpi && cc_request_trylock(r)) {
+        int ok = hi <= lo, rc = MPI_SUCCESS;
+        if (!ok && may_mpi && cc_request_trylock(r)) {
             (void)cc_request_advance(r, &done); /* starts the sends other threads marked; errors: at the wait */
             ok = done;
-            if (!done && !p->kself[j * p->spb] && hi > lo)
-                rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
+            if (!done && !p->rself[j]) rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
             cc_request_unlock(r);
         }
-        if (!ok && p->kself[j * p->spb]) { /* from this process itself: copied by the marking thread */
+        if (!ok && p->rself[j]) { /* from this process itself: copied by the marking thread */
             ok = 1;
-            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[j * p->spb + m]) == 2;
+            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[p->mfirst[j] + m]) == 2;
         }
         if (rc != MPI_SUCCESS) return PFAIL(r, MPI_ERR_OTHER, "%s: testing the receives failed", who);
         if (!ok && may_mpi) cc_progress_others(r);

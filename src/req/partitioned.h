@@ -81,20 +81,25 @@ typedef struct cc_part {
     int nrmsg;              /* persistent receives: the senders' partitions */
     MPI_Request *rreq;
     int *rfirst;            /* nsrc + 1: first receive of source j */
-    int rblock;             /* elements of one receive block */
-    int rcount;             /* elements of one receive partition */
-    int agg;                /* partitions per message: adjacent partitions of one destination's
-                             * block travel together (aggregation, 1: none) */
-    int nsmsg;              /* send messages: spb per destination */
-    int spb;                /* messages per destination block; message d * spb + j carries
-                             * partitions j*agg ... j*agg + agg - 1 of block d (WHOLE: of the
-                             * one buffer) to destination d, its tag */
+    int rblock;             /* pipelined: elements of one receive block */
+    int rcount;             /* pipelined: elements of one receive partition */
+    int *rblk, *rcnt;       /* early bird, nsrc: elements of receive block j, of its partitions */
+    unsigned char *rself;   /* nsrc: receive block j comes from this process itself */
+    int nsmsg;              /* send messages; those of block d are mfirst[d] ... mfirst[d+1]-1,
+                             * each carrying adjacent partitions of that destination's block
+                             * (aggregation) in order */
+    int *mfirst;            /* ndest + 1 */
+    int *magg;              /* nsmsg: partitions in the message (marks that send it) */
+    int *pmsg;              /* BLOCKS, nsend: the message of send partition k */
+    int agg, spb;           /* WHOLE: partitions per message, messages per destination (alike) */
     atomic_int *mmark;      /* nsmsg: partitions of the message marked for its destination */
     atomic_int *pdmark;     /* WHOLE: nsend * ndest: partition k marked for destination d (d*nsend+k) */
     unsigned char *kself;   /* nsmsg: the message goes to this process itself (copied, no MPI) */
     const char *sbase;      /* the send buffer and ... */
-    char *rbase;            /* ... the receive buffer, for those copies */
-    size_t pbytes;          /* bytes of one message */
+    char *rbase;            /* ... the receive buffer, for those copies: */
+    MPI_Aint *msoff, *mroff; /* nsmsg: byte offsets of the message in the send buffer and, for
+                              * those to this process itself, in the receive buffer */
+    size_t *mbytes;         /* nsmsg: its bytes */
     /* pipelined: slice s is the collective on partitions s*sgroup ...
      * (s+1)*sgroup-1 of every block (of the one buffer) */
     int nslice;             /* 0: not pipelined */

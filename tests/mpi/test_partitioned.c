@@ -152,10 +152,24 @@ static int oracle(kase *k, const ctx *c)
     case P_SCATTER: rc = Cart_scatter(s, E, MPI_INT, o, E, MPI_INT, k->root, m); break;
     case P_SCATTERV: rc = Cart_scatterv(s, cnt, dis, MPI_INT, o, E, MPI_INT, k->root, m); break;
     case P_ALLGATHER: rc = Cart_allgather(s, E, MPI_INT, o, E, MPI_INT, m); break;
-    case P_ALLGATHERV: rc = Cart_allgatherv(s, E, MPI_INT, o, cnt, dis, MPI_INT, m); break;
-    case P_ALLTOALL:
+    case P_ALLGATHERV:
     case P_ALLTOALLV:
-    case P_ALLTOALLW: rc = Cart_alltoall(s, E, MPI_INT, o, E, MPI_INT, m); break;
+    case P_ALLTOALLW: {
+        /* blocks at the v/w displacements (the early cases reverse them):
+         * the regular collective on blocks put in order, then put back */
+        int nb = c->nbh ? (c->indeg > c->outdeg ? c->indeg : c->outdeg) : c->size;
+        int *ts = malloc(sizeof(int) * (size_t)(nb + 1) * E), *to = malloc(sizeof(int) * (size_t)(nb + 1) * E);
+        int out = c->nbh ? c->outdeg : c->size, in = c->nbh ? c->indeg : c->size;
+        for (int i = 0; i < (k->op == P_ALLGATHERV ? 1 : out); i++)
+            memcpy(ts + (size_t)i * E, s + (k->op == P_ALLGATHERV ? 0 : k->sdis[i]), sizeof(int) * E);
+        rc = k->op == P_ALLGATHERV ? Cart_allgather(ts, E, MPI_INT, to, E, MPI_INT, m)
+                                   : Cart_alltoall(ts, E, MPI_INT, to, E, MPI_INT, m);
+        for (int j = 0; j < in; j++) memcpy(o + k->rdis[j], to + (size_t)j * E, sizeof(int) * E);
+        free(ts);
+        free(to);
+        break;
+    }
+    case P_ALLTOALL: rc = Cart_alltoall(s, E, MPI_INT, o, E, MPI_INT, m); break;
     case P_REDUCE: rc = Cart_reduce(s, o, E, MPI_INT, MPI_SUM, k->root, m); break;
     case P_ALLREDUCE: rc = Cart_allreduce(s, o, E, MPI_INT, MPI_SUM, m); break;
     case P_RSB: rc = MPI_Reduce_scatter_block(s, o, E, MPI_INT, MPI_SUM, m); break;
@@ -233,14 +247,12 @@ static void recv_span(const kase *k, const ctx *c, int q, size_t *lo, size_t *hi
         *lo = (size_t)q * (size_t)(E / per), *hi = *lo + (size_t)(E / per);
         return;
     }
-    size_t base = 0;
     for (int i = 0;; i++) {
         if (q < k->rparts[i]) {
-            *lo = base + (size_t)q * (size_t)k->rcnt[i], *hi = *lo + (size_t)k->rcnt[i];
+            *lo = (size_t)k->rdis[i] + (size_t)q * (size_t)k->rcnt[i], *hi = *lo + (size_t)k->rcnt[i];
             return;
         }
         q -= k->rparts[i];
-        base += E;
     }
 }
 
@@ -369,7 +381,24 @@ static int early_failed;
 static int early_op(int op)
 {
     return op == P_BCAST || op == P_GATHER || op == P_SCATTER || op == P_ALLGATHER || op == P_ALLTOALL ||
-           op == P_REDUCE || op == P_ALLREDUCE;
+           op == P_REDUCE || op == P_ALLREDUCE || op == P_ALLGATHERV || op == P_ALLTOALLV || op == P_ALLTOALLW ||
+           op == P_SCAN || op == P_EXSCAN;
+}
+
+/* v/w early cases: every block 2 send and 4 receive partitions, blocks in
+ * reversed order in both buffers */
+static void early_blocks(kase *k, const ctx *c)
+{
+    int nb = c->size > c->outdeg ? c->size : c->outdeg;
+    if (c->indeg > nb) nb = c->indeg;
+    int out = c->nbh ? c->outdeg : c->size, in = c->nbh ? c->indeg : c->size;
+    for (int i = 0; i < nb; i++) {
+        k->sparts[i] = 2, k->rparts[i] = 4, k->scnt[i] = E / 2, k->rcnt[i] = E / 4;
+        k->sdis[i] = (MPI_Aint)(out - 1 - i) * E, k->rdis[i] = (MPI_Aint)(in - 1 - i) * E;
+        if (i >= out) k->sdis[i] = 0;
+        if (i >= in) k->rdis[i] = 0;
+        k->sdisb[i] = k->sdis[i] * (MPI_Aint)sizeof(int), k->rdisb[i] = k->rdis[i] * (MPI_Aint)sizeof(int);
+    }
 }
 
 static void early_case(const ctx *c, int op, mt_rng *g)
@@ -377,6 +406,7 @@ static void early_case(const ctx *c, int op, mt_rng *g)
     kase k;
     setup(&k, c, op, g);
     k.sp = 2, k.rp = 4;
+    early_blocks(&k, c);
     char what[160];
     snprintf(what, sizeof what, "%s %s root %d (early)", c->name, pname[op], k.root);
     Cart_request r = CART_REQUEST_NULL;
@@ -390,8 +420,11 @@ static void early_case(const ctx *c, int op, mt_rng *g)
     counts(&k, c, &nsend, &blocks, &nd, &only, &nrecv);
     int in = c->nbh ? c->indeg : c->size;
     /* receive partitions polled: the first of each block, or of the one buffer */
-    int rblocks = op == P_ALLTOALL || op == P_ALLGATHER || (op == P_GATHER && nrecv > 0) ? in : nrecv > 0;
-    int rper = op == P_BCAST || op == P_REDUCE || op == P_ALLREDUCE ? k.sp : k.rp;
+    int rblocks = op == P_ALLTOALL || op == P_ALLGATHER || op == P_ALLTOALLV || op == P_ALLTOALLW ||
+                          op == P_ALLGATHERV || (op == P_GATHER && nrecv > 0)
+                      ? in
+                      : nrecv > 0;
+    int rper = op == P_BCAST || op == P_REDUCE || op == P_ALLREDUCE || op == P_SCAN || op == P_EXSCAN ? k.sp : k.rp;
     for (int cycle = 0; cycle < 2; cycle++) {
         for (size_t e = 0; e < k.slen; e++) k.sbuf[e] = value(c->rank, cycle, e);
         if (op == P_BCAST && c->rank != k.root)
@@ -575,7 +608,7 @@ int main(int argc, char **argv)
         /* plain and Cart_neighborhood_create communicators */
         for (int i = 0; i < 2; i++)
             for (int op = 0; op < NP_OPS; op++)
-                if (early_op(op)) early_case(&cs[i], op, &g);
+                if (early_op(op) && !(cs[i].nbh && global_only(op))) early_case(&cs[i], op, &g);
         for (int i = 0; i < 3; i++) MPI_Comm_free(&cs[i].comm);
         return mt_finish();
     }
