@@ -825,13 +825,17 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * Transport of this release (planned in _init; a started operation
  * allocates nothing and creates no MPI objects):
  *   - EARLY BIRD for Cart_palltoall_init and Cart_pallgather_init on
- *     Cart_neighborhood_create communicators (algorithm auto or direct),
- *     for Cart_palltoallv_init, Cart_palltoallw_init and
- *     Cart_pallgatherv_init there whatever the algorithm (irregular blocks
- *     are not pipelined), and for all five with global meaning on plain
- *     communicators (every rank a destination and a source); one
- *     predefined datatype on both sides (w: the same in every block), not
- *     MPI_IN_PLACE, each receive block as big as the block sent to it: one
+ *     every communicator with a neighbourhood (Cart_neighborhood_create,
+ *     MPI_Cart_create, graph; algorithm auto or direct), for
+ *     Cart_palltoallv_init, Cart_palltoallw_init and Cart_pallgatherv_init
+ *     there whatever the algorithm (irregular blocks are not pipelined),
+ *     and for all five with global meaning on plain communicators (every
+ *     rank a destination and a source); one predefined datatype on both
+ *     sides (w: the same in every block), not MPI_IN_PLACE, each receive
+ *     block as big as the block sent to it.  Messages are matched edge by
+ *     edge as the collective's meaning says (Cartesian: along the offset,
+ *     also where several offsets reach one process; graphs: the k-th edge
+ *     between two processes meets the k-th): one
  *     persistent message per send partition and destination on a
  *     duplicate of the communicator, started as soon as the partition is
  *     marked (by the marking thread under MPI_THREAD_MULTIPLE or when it

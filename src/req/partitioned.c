@@ -31,7 +31,7 @@ void cc_part_free(cc_part *p)
     free(p->kself);
     free(p->rblk);
     free(p->rcnt);
-    free(p->rself);
+    free(p->rfrom);
     free(p->mfirst);
     free(p->magg);
     free(p->pmsg);
@@ -591,12 +591,12 @@ static int parrived(const char *who, Cart_request r, int partition, int source, 
         if (!ok && may_mpi && cc_request_trylock(r)) {
             (void)cc_request_advance(r, &done); /* starts the sends other threads marked; errors: at the wait */
             ok = done;
-            if (!done && !p->rself[j]) rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
+            if (!done && p->rfrom[j] < 0) rc = cc_testall(hi - lo, p->rreq + p->rfirst[j] + lo, &ok);
             cc_request_unlock(r);
         }
-        if (!ok && p->rself[j]) { /* from this process itself: copied by the marking thread */
+        if (!ok && p->rfrom[j] >= 0) { /* from this process itself: copied by the marking thread */
             ok = 1;
-            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[p->mfirst[j] + m]) == 2;
+            for (int m = lo; m < hi; m++) ok &= atomic_load(&p->sstarted[p->mfirst[p->rfrom[j]] + m]) == 2;
         }
         if (rc != MPI_SUCCESS) return PFAIL(r, MPI_ERR_OTHER, "%s: testing the receives failed", who);
         if (!ok && may_mpi) cc_progress_others(r);

@@ -84,7 +84,8 @@ typedef struct cc_part {
     int rblock;             /* pipelined: elements of one receive block */
     int rcount;             /* pipelined: elements of one receive partition */
     int *rblk, *rcnt;       /* early bird, nsrc: elements of receive block j, of its partitions */
-    unsigned char *rself;   /* nsrc: receive block j comes from this process itself */
+    int *rfrom;             /* nsrc: the send block of this process whose messages fill receive
+                             * block j (copied: an edge to itself), else -1 */
     int nsmsg;              /* send messages; those of block d are mfirst[d] ... mfirst[d+1]-1,
                              * each carrying adjacent partitions of that destination's block
                              * (aggregation) in order */

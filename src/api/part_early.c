@@ -1,0 +1,322 @@
+/* The early bird of the partitioned direct exchanges (allgather(v),
+ * alltoall(v, w)): every group of adjacent send partitions of a block is
+ * its own persistent message along its edge, started the moment its
+ * partitions are marked; receives are posted at the start.  See
+ * cc_part_early_bird. */
+#include "api/part_transport.h"
+
+#include "base/errors.h"
+#include "base/mpi_compat.h"
+#include "base/options.h"
+#include "bind/typemap.h"
+#include "choose/choose.h"
+#include "req/partitioned.h"
+#include "req/request.h"
+#include "util/alloc.h"
+
+#include <limits.h>
+#include <stdlib.h>
+
+
+static int eb_sp(const eb_blocks *b, int i) { return b->sparts && !b->gather ? b->sparts[i] : b->sp; }
+static long long eb_sc(const eb_blocks *b, int i) { return b->scnt && !b->gather ? b->scnt[i] : b->sc; }
+static int eb_rp(const eb_blocks *b, int j) { return b->rparts ? b->rparts[j] : b->rp; }
+static long long eb_rc(const eb_blocks *b, int j) { return b->rcnt ? b->rcnt[j] : b->rc; }
+static MPI_Aint eb_sdisp(const eb_blocks *b, int i, MPI_Aint ext)
+{
+    if (b->gather) return 0;
+    if (b->sdis) return b->dis_bytes ? b->sdis[i] : b->sdis[i] * ext;
+    return (MPI_Aint)i * b->sp * b->sc * ext;
+}
+static MPI_Aint eb_rdisp(const eb_blocks *b, int j, MPI_Aint ext)
+{
+    if (b->rdis) return b->dis_bytes ? b->rdis[j] : b->rdis[j] * ext;
+    return (MPI_Aint)j * b->rp * b->rc * ext;
+}
+
+/* Whether every process of comm says yes (one small reduction). */
+int cc_part_agree(MPI_Comm c, int yes)
+{
+    int all = 0;
+    return MPI_Allreduce(&yes, &all, 1, MPI_INT, MPI_MIN, c) == MPI_SUCCESS && all;
+}
+
+/* Aggregation: adjacent partitions to one destination travel in one
+ * message up to this many bytes.  Info key cartcoll_part_aggregate (bytes,
+ * 0: never), else the environment's CARTCOLL_PART_AGGREGATE, else the cost
+ * model's break-even: the size whose transfer costs as much as one more
+ * message (overhead / beta), below which a message is mostly its fixed
+ * cost.  Returns 0 on a bad value (not a non-negative integer). */
+int cc_part_aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
+{
+    char v[64] = "";
+    int found = 0;
+    if (info != MPI_INFO_NULL) {
+#if MPI_VERSION >= 4
+        int len = (int)sizeof v;
+        if (MPI_Info_get_string(info, "cartcoll_part_aggregate", &len, v, &found) != MPI_SUCCESS) return 0;
+        if (found && len > (int)sizeof v) return 0;
+#else
+        if (MPI_Info_get(info, "cartcoll_part_aggregate", (int)sizeof v - 1, v, &found) != MPI_SUCCESS) return 0;
+#endif
+    }
+    const char *e = found ? v : getenv("CARTCOLL_PART_AGGREGATE");
+    if (e && *e) {
+        char *end = NULL;
+        long long b = strtoll(e, &end, 10);
+        if (*end || b < 0) return 0;
+        *bytes = b;
+        return 1;
+    }
+    double alpha = -1, beta = -1, overhead = -1;
+    if (n) beta = n->beta, overhead = n->overhead;
+    else (void)cc_model_fixed(&alpha, &beta, &overhead); /* no neighbourhood: the environment's or default model */
+    *bytes = beta > 0 && overhead > 0 ? (long long)(overhead / beta) : 0;
+    return 1;
+}
+
+/* Which edge a block travels on, as both of its ends number it (tags are
+ * edge * M + message): stag[u] for send block u, rtag[v] for receive
+ * block v, and the ranks dst[u], src[v] (MPI_PROC_NULL: none).  Global
+ * meaning: the sender's rank (the receiver's block number).  Cartesian
+ * neighbourhoods (Cart_neighborhood_create, MPI_Cart_create, detected
+ * graphs): the offset i the block is sent along, which arrives as offset
+ * i (through the caller's block permutations).  Other graphs: the k-th
+ * edge between two processes meets the k-th (MPI's rule for repeated
+ * edges).  Returns the number of edge numbers used (the tags' span), or
+ * -1 where a block has no edge. */
+static int edge_tags(const where *w, int tin, int tout, int *src, int *dst, int *stag, int *rtag)
+{
+    if (!w->nbh) {
+        for (int i = 0; i < tout; i++) dst[i] = i, stag[i] = w->rank;
+        for (int j = 0; j < tin; j++) src[j] = j, rtag[j] = j;
+        return w->size;
+    }
+    cc_nbh *n = w->cs->nbh;
+    cc_edges e;
+    if (cc_nbh_edges(n, &e) != CC_OK || e.indeg != tin || e.outdeg != tout) return -1;
+    for (int i = 0; i < tout; i++) dst[i] = e.dst[i] == CC_NONE ? MPI_PROC_NULL : e.dst[i], stag[i] = -1;
+    for (int j = 0; j < tin; j++) src[j] = e.src[j] == CC_NONE ? MPI_PROC_NULL : e.src[j], rtag[j] = -1;
+    if (n->graph) {
+        int most = 0;
+        for (int i = 0; i < tout; i++) {
+            stag[i] = 0;
+            for (int k = 0; k < i; k++) stag[i] += dst[k] == dst[i];
+            if (stag[i] >= most) most = stag[i] + 1;
+        }
+        for (int j = 0; j < tin; j++) {
+            rtag[j] = 0;
+            for (int k = 0; k < j; k++) rtag[j] += src[k] == src[j];
+            if (rtag[j] >= most) most = rtag[j] + 1;
+        }
+        return most;
+    }
+    for (int i = 0; i < n->t; i++) {
+        int si = n->sperm ? n->sperm[i] : i, ri = n->rperm ? n->rperm[i] : i;
+        if (si >= 0 && si < tout) stag[si] = i;
+        if (ri >= 0 && ri < tin) rtag[ri] = i;
+    }
+    for (int i = 0; i < tout; i++)
+        if (stag[i] < 0) return -1;
+    for (int j = 0; j < tin; j++)
+        if (rtag[j] < 0) return -1;
+    return n->t;
+}
+
+/* One persistent message per group of g adjacent send partitions of block
+ * u to its destination (g: aggregation; gather: the one buffer to every
+ * out-neighbour), tagged with its edge (edge_tags) times the most messages
+ * any block has, plus its place; one persistent receive per message of
+ * each source (the sender's message count and block size are exchanged
+ * here), so a partition leaves as soon as the partitions of its message
+ * are marked.  On every communicator with a neighbourhood and, with
+ * global meaning, on plain communicators: the "direct exchange" MPI's
+ * alltoall(v, w) and allgather(v) are.  One predefined datatype on both
+ * sides (w: the same in every block), not in place, each receive block as
+ * big as the block sent to it and cut into equal messages, when every
+ * process qualifies; else *made = 0 and the caller takes the general
+ * transport.  Collective. */
+int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type, void *recvbuf,
+                      MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
+                      Cart_request *request)
+{
+    *made = 0;
+    int tin = w->indeg, tout = w->outdeg, gather = b->gather, me = w->rank;
+    const cc_nbh *n = w->cs ? w->cs->nbh : NULL;
+    void *ub = NULL;
+    int has_ub = 0;
+    (void)MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
+    long long tag_ub = has_ub && ub ? *(int *)ub : 32767;
+    int ok = wanted && sendbuf != MPI_IN_PLACE && type == rtype && cc_type_named(type) && (!w->nbh || n);
+    int *src = malloc(sizeof(int) * ((size_t)tin + 1)), *dst = malloc(sizeof(int) * ((size_t)tout + 1));
+    int *stag = malloc(sizeof(int) * ((size_t)tout + 1)), *rtag = malloc(sizeof(int) * ((size_t)tin + 1));
+    int *g = malloc(sizeof(int) * ((size_t)tout + 1));
+    int *mine2 = malloc(sizeof(int) * 2 * ((size_t)tout + 1)), *theirs = malloc(sizeof(int) * 2 * ((size_t)tin + 1));
+    MPI_Request *x = malloc(sizeof(MPI_Request) * ((size_t)tin + (size_t)tout + 1));
+    int *soff = malloc(sizeof(int) * ((size_t)tout + 1)), *roff = malloc(sizeof(int) * ((size_t)tin + 1));
+    int rc = src && dst && stag && rtag && g && mine2 && theirs && x && soff && roff ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    ok = ok && rc == MPI_SUCCESS;
+    int span = ok ? edge_tags(w, tin, tout, src, dst, stag, rtag) : -1;
+    ok = ok && span >= 0;
+    long long target = 0;
+    int good = cc_part_aggregate_bytes(info, n, &target);
+    MPI_Aint lb, ext = 1;
+    if (ok) MPI_Type_get_extent(type, &lb, &ext);
+    /* g[u] adjacent partitions per message of block u: the most that
+     * divides its partitions and fits the target (the receivers learn the
+     * message counts below) */
+    int mostm = 0;
+    for (int u = 0; ok && u < tout; u++) {
+        int sp = eb_sp(b, u);
+        g[u] = 1;
+        for (int c = sp; c > 1; c--)
+            if (sp % c == 0 && (long long)c * eb_sc(b, u) * ext <= target) {
+                g[u] = c;
+                break;
+            }
+        if (sp / g[u] > mostm) mostm = sp / g[u];
+    }
+    int mine[4] = { ok, good, -mostm, -span }, all[4] = { 0, 0, 0, 0 };
+    MPI_Comm pc = MPI_COMM_NULL;
+    if (MPI_Comm_dup(comm, &pc) != MPI_SUCCESS) rc = MPI_ERR_OTHER;
+    int M = 1; /* the most messages of any block anywhere */
+    if (rc == MPI_SUCCESS && MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MIN, pc) == MPI_SUCCESS && all[0] && all[1]) {
+        M = -all[2] > 0 ? -all[2] : 1;
+        if ((long long)-all[3] * M - 1 > tag_ub) all[0] = 0; /* (the same everywhere) */
+    }
+    if (rc == MPI_SUCCESS && (!all[0] || !all[1])) {
+        free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff);
+        MPI_Comm_free(&pc);
+        if (!all[1])
+            return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
+                            good ? "another process's cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is "
+                                   "not a non-negative integer"
+                                 : "cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a non-negative "
+                                   "integer (bytes)");
+        return MPI_SUCCESS;
+    }
+    /* each block's message count and elements, to its receiver (tagged
+     * with its edge) */
+    for (int j = 0; rc == MPI_SUCCESS && j < tin; j++) rc = MPI_Irecv(&theirs[2 * j], 2, MPI_INT, src[j], rtag[j], pc, &x[j]);
+    for (int u = 0; rc == MPI_SUCCESS && u < tout; u++) {
+        mine2[2 * u] = eb_sp(b, u) / g[u];
+        mine2[2 * u + 1] = (int)(eb_sp(b, u) * eb_sc(b, u));
+        rc = MPI_Isend(&mine2[2 * u], 2, MPI_INT, dst[u], stag[u], pc, &x[tin + u]);
+    }
+    if (rc == MPI_SUCCESS && tin + tout > 0) rc = cc_waitall(tin + tout, x);
+    /* every receive block is what is sent to it, in equal messages */
+    for (int j = 0; rc == MPI_SUCCESS && j < tin; j++) {
+        long long rblk = (long long)eb_rp(b, j) * eb_rc(b, j);
+        int nm = theirs[2 * j];
+        if (src[j] == MPI_PROC_NULL) theirs[2 * j] = 1; /* one receive that completes at once */
+        else if (theirs[2 * j + 1] != rblk || nm < 0 || (nm == 0 ? rblk != 0 : rblk % nm != 0)) ok = 0;
+    }
+    if (rc != MPI_SUCCESS || !cc_part_agree(pc, ok)) {
+        free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff);
+        if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
+        return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error(comm, MPI_ERR_OTHER, "%s: setting up failed", who);
+    }
+    soff[0] = roff[0] = 0;
+    for (int u = 0; u < tout; u++) soff[u + 1] = soff[u] + eb_sp(b, u);
+    for (int j = 0; j < tin; j++) roff[j + 1] = roff[j] + eb_rp(b, j);
+    int nsend = gather ? b->sp : soff[tout], nrecv = roff[tin];
+    Cart_request r = CART_REQUEST_NULL;
+    rc = cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, gather ? CC_PART_WHOLE : CC_PART_BLOCKS, tout, nsend,
+                             soff, tin, nrecv, roff, 0);
+    cc_part *p = rc == MPI_SUCCESS ? r->part : NULL;
+    if (p) {
+        p->direct = 1;
+        p->pcomm = pc;
+        pc = MPI_COMM_NULL;
+        p->spb = tout > 0 ? mine2[0] : 0; /* gather: every block alike */
+        p->agg = tout > 0 ? g[0] : 1;
+        p->mfirst = malloc(sizeof(int) * ((size_t)tout + 1));
+        p->rblk = malloc(sizeof(int) * ((size_t)tin + 1));
+        p->rcnt = malloc(sizeof(int) * ((size_t)tin + 1));
+        p->rfrom = malloc(sizeof(int) * ((size_t)tin + 1));
+        p->rfirst = malloc(sizeof(int) * ((size_t)tin + 1));
+        int nsmsg = 0, nm = 0;
+        for (int u = 0; p->mfirst && u <= tout; u++) {
+            p->mfirst[u] = nsmsg;
+            if (u < tout) nsmsg += mine2[2 * u];
+        }
+        for (int j = 0; j < tin; j++) nm += theirs[2 * j];
+        p->nsmsg = nsmsg;
+        if (gather) p->pdmark = cc_alloc_zarray((size_t)nsend * (size_t)tout + 1, sizeof *p->pdmark);
+        else p->pmsg = malloc(sizeof(int) * ((size_t)nsend + 1));
+        p->sreq = malloc(sizeof(MPI_Request) * ((size_t)nsmsg + 1));
+        p->sstarted = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->sstarted);
+        p->mmark = cc_alloc_zarray((size_t)nsmsg + 1, sizeof *p->mmark);
+        p->magg = malloc(sizeof(int) * ((size_t)nsmsg + 1));
+        p->kself = cc_alloc_zarray((size_t)nsmsg + 1, 1);
+        p->msoff = malloc(sizeof(MPI_Aint) * ((size_t)nsmsg + 1));
+        p->mroff = malloc(sizeof(MPI_Aint) * ((size_t)nsmsg + 1));
+        p->mbytes = malloc(sizeof(size_t) * ((size_t)nsmsg + 1));
+        p->rreq = malloc(sizeof(MPI_Request) * ((size_t)nm + 1));
+        if (!p->mfirst || !p->rblk || !p->rcnt || !p->rfrom || !p->rfirst || !p->sreq || !p->sstarted ||
+            !p->mmark || !p->magg || !p->kself || !p->msoff || !p->mroff || !p->mbytes || !p->rreq ||
+            (gather ? !p->pdmark : !p->pmsg))
+            rc = MPI_ERR_NO_MEM;
+        p->sbase = sendbuf;
+        p->rbase = recvbuf;
+        for (int j = 0; rc == MPI_SUCCESS && j < tin; j++) {
+            p->rblk[j] = (int)(eb_rp(b, j) * eb_rc(b, j));
+            p->rcnt[j] = (int)eb_rc(b, j);
+            p->rfrom[j] = -1;
+        }
+        /* message k = mfirst[u] + m: g[u] partitions of block u from place
+         * m.  A block to this process itself (an offset that wraps onto
+         * it, a graph's edge to itself) arrives as the receive block of
+         * the same edge, cut alike: copied message by message when marked,
+         * no MPI. */
+        for (int u = 0; rc == MPI_SUCCESS && u < tout; u++) {
+            long long each = g[u] * eb_sc(b, u);
+            int v = -1;
+            for (int j = 0; dst[u] == me && j < tin && v < 0; j++)
+                if (src[j] == me && rtag[j] == stag[u]) v = j;
+            if (v >= 0) p->rfrom[v] = u;
+            else if (dst[u] == me) rc = MPI_ERR_INTERN; /* (edge_tags pairs every edge to itself) */
+            for (int m = 0; m < mine2[2 * u]; m++) {
+                int k = p->mfirst[u] + m;
+                p->sreq[k] = MPI_REQUEST_NULL;
+                p->kself[k] = v >= 0;
+                p->magg[k] = g[u];
+                p->msoff[k] = eb_sdisp(b, u, ext) + (MPI_Aint)(m * each) * ext;
+                p->mroff[k] = v >= 0 ? eb_rdisp(b, v, ext) + (MPI_Aint)(m * each) * ext : 0;
+                p->mbytes[k] = (size_t)each * (size_t)ext;
+                if (!gather)
+                    for (int q = 0; q < g[u]; q++) p->pmsg[soff[u] + m * g[u] + q] = k;
+                if (!p->kself[k] && rc == MPI_SUCCESS)
+                    rc = MPI_Send_init((const char *)sendbuf + p->msoff[k], (int)each, type, dst[u], stag[u] * M + m,
+                                       p->pcomm, &p->sreq[k]);
+            }
+        }
+        p->nrmsg = 0;
+        for (int j = 0; rc == MPI_SUCCESS && j <= tin; j++) {
+            p->rfirst[j] = p->nrmsg;
+            if (j == tin) break;
+            int per = theirs[2 * j] > 0 ? p->rblk[j] / theirs[2 * j] : 0;
+            for (int m = 0; rc == MPI_SUCCESS && m < theirs[2 * j]; m++) {
+                p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
+                if (p->rfrom[j] < 0)
+                    rc = MPI_Recv_init((char *)recvbuf + eb_rdisp(b, j, ext) + (MPI_Aint)m * per * ext, per, type,
+                                       src[j], rtag[j] * M + m, p->pcomm, &p->rreq[p->nrmsg]);
+                p->nrmsg++;
+            }
+        }
+    }
+    free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff);
+    if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
+    if (rc != MPI_SUCCESS) {
+        if (r) cc_request_destroy(r);
+        return cc_error(comm, rc == MPI_ERR_NO_MEM ? rc : MPI_ERR_OTHER, "%s: setting up the partitions failed", who);
+    }
+    /* Early messages must move while the threads compute: under
+     * MPI_THREAD_MULTIPLE the library's progress thread (asleep while no
+     * operation is active) drives them. */
+    if (p->multiple) cc_progress_async_start();
+    *made = 1;
+    *request = r;
+    return MPI_SUCCESS;
+}
+

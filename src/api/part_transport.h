@@ -1,0 +1,100 @@
+/* The transports of the partitioned collectives (src/api/partitioned.c
+ * checks the arguments and makes the whole-buffer request; these make the
+ * faster transports beside it, all planned at _init):
+ *   - part_early.c: the early bird, one persistent message per group of
+ *     partitions and edge, for the direct exchanges (allgather(v),
+ *     alltoall(v, w));
+ *   - part_pipeline.c: slices, the collective on groups of partitions,
+ *     pipelined through schedules, trees and MPI's collectives. */
+#ifndef CC_PART_TRANSPORT_H
+#define CC_PART_TRANSPORT_H
+
+#include <mpi.h>
+
+#include "cartcoll.h"
+#include "topo/comm.h"
+#include "topo/nbh.h"
+
+/* The communicator's process count and degrees (global meaning: every
+ * process is a destination and a source); cs: its neighbourhood, where it
+ * has one (MPI_Cart_create and graph communicators get theirs as every
+ * collective gives it to them: cc_adopt). */
+typedef struct {
+    int rank, size, nbh, indeg, outdeg;
+    cc_comm *cs;
+} where;
+
+/* ---- pipelined slices (part_pipeline.c) -------------------------------- */
+
+enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_SCATTER, PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN };
+
+/* A pipelined operation: this process's side of the collective. */
+typedef struct {
+    int kind, root;
+    const void *sendbuf;   /* MPI_IN_PLACE where the collective allows it */
+    void *recvbuf;         /* bcast: the buffer */
+    int sp;                /* send partitions per block (of the one send buffer) */
+    MPI_Count sc;          /* elements per send partition */
+    MPI_Datatype type;     /* the send type (bcast, reductions: the type) */
+    int recv;              /* this process receives (blocks, or a buffer) */
+    int rp;                /* receive partitions per block (of the one buffer) */
+    MPI_Count rc;          /* elements per receive partition */
+    MPI_Datatype rtype;
+    MPI_Op op;
+} pipe_args;
+
+/* The slices made: n requests of g send partitions of sc elements each
+ * (n = 0: none). */
+typedef struct {
+    Cart_request *sl;
+    int n, g, ordered;
+    MPI_Count sc;
+} pipe_made;
+
+/* ---- the early bird (part_early.c) ------------------------------------ */
+
+/* The blocks of an allgather(v) or alltoall(v, w) as the early bird sees
+ * them.  Send block i holds sparts(i) partitions of scount(i) elements at
+ * byte offset sdisp(i) (gather: the one send buffer, the same for every
+ * destination); receive block j likewise.  NULL arrays: sp / sc / rp / rc
+ * for every block, blocks one after another. */
+typedef struct {
+    int gather;
+    const int *sparts, *rparts;
+    const MPI_Count *scnt, *rcnt;
+    const MPI_Aint *sdis, *rdis;
+    int dis_bytes; /* displacements in bytes (w), else in elements */
+    int sp, rp;
+    MPI_Count sc, rc;
+} eb_blocks;
+
+/* Whether every process of c says yes (one small reduction). */
+int cc_part_agree(MPI_Comm c, int yes);
+
+/* The aggregation size in bytes (info cartcoll_part_aggregate, else
+ * CARTCOLL_PART_AGGREGATE, else the cost model's overhead / beta, of n or
+ * the environment's model where n is NULL).  Returns 0 on a bad value. */
+int cc_part_aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes);
+
+/* The algorithm asked for: this call's info, the communicator's defaults,
+ * the environment. */
+int cc_part_asked_algorithm(MPI_Info info, const where *w, const char *who);
+
+/* The early bird request for blocks b where every process qualifies and
+ * wanted is set (*made = 1, *request made, or an error raised), else
+ * *made = 0.  Collective. */
+int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type, void *recvbuf,
+                       MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
+                       Cart_request *request);
+
+/* The slices of a where they pay and every process qualifies (pm->n > 0),
+ * else pm->n = 0.  Collective. */
+int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
+                   pipe_made *pm);
+
+/* Hand the slices (if any) to the partitioned request made (rc) or free
+ * them; returns rc or a new error. */
+int cc_part_attach_slices(const char *who, MPI_Comm comm, int rc, Cart_request *request, pipe_made *pm,
+                          const pipe_args *a);
+
+#endif
