@@ -41,6 +41,15 @@ int cc_part_agree(MPI_Comm c, int yes)
     return MPI_Allreduce(&yes, &all, 1, MPI_INT, MPI_MIN, c) == MPI_SUCCESS && all;
 }
 
+int cc_part_aggregate_error(MPI_Comm comm, const char *who, int good)
+{
+    return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
+                    good ? "another process's cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a "
+                           "non-negative integer"
+                         : "cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a non-negative integer "
+                           "(bytes)");
+}
+
 /* Aggregation: adjacent partitions to one destination travel in one
  * message up to this many bytes.  Info key cartcoll_part_aggregate (bytes,
  * 0: never), else the environment's CARTCOLL_PART_AGGREGATE, else the cost
@@ -187,13 +196,7 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     if (rc == MPI_SUCCESS && (!all[0] || !all[1])) {
         free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff);
         MPI_Comm_free(&pc);
-        if (!all[1])
-            return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
-                            good ? "another process's cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is "
-                                   "not a non-negative integer"
-                                 : "cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a non-negative "
-                                   "integer (bytes)");
-        return MPI_SUCCESS;
+        return all[1] ? MPI_SUCCESS : cc_part_aggregate_error(comm, who, good);
     }
     /* each block's message count and elements, to its receiver (tagged
      * with its edge) */

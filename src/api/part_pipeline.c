@@ -126,12 +126,7 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
     int all[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
     if (MPI_Allreduce(mine, all, 8, MPI_INT, MPI_MIN, agree) != MPI_SUCCESS)
         return cc_error(comm, MPI_ERR_OTHER, "%s: agreeing on the transport failed", who);
-    if (!all[7])
-        return cc_error(comm, MPI_ERR_ARG, "%s: %s", who,
-                        good ? "another process's cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a "
-                               "non-negative integer"
-                             : "cartcoll_part_aggregate (info or CARTCOLL_PART_AGGREGATE) is not a non-negative "
-                               "integer (bytes)");
+    if (!all[7]) return cc_part_aggregate_error(comm, who, good);
     if (!all[0] || all[1] != -all[2] || all[3] != -all[4] || (scatter && all[5] != -all[6])) return MPI_SUCCESS;
     int sp = all[1];
     g = all[3];

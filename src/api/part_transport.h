@@ -76,6 +76,10 @@ int cc_part_agree(MPI_Comm c, int yes);
  * the environment's model where n is NULL).  Returns 0 on a bad value. */
 int cc_part_aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes);
 
+/* MPI_ERR_ARG raised for a bad aggregation size: here (good = 0) or on
+ * another process. */
+int cc_part_aggregate_error(MPI_Comm comm, const char *who, int good);
+
 /* The algorithm asked for: this call's info, the communicator's defaults,
  * the environment. */
 int cc_part_asked_algorithm(MPI_Info info, const where *w, const char *who);

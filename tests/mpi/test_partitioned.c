@@ -296,6 +296,14 @@ static void mark_all(const kase *k, const ctx *c, Cart_request r, int mode, mt_r
     free(order);
 }
 
+/* Whether the init (rc) succeeded; if not, a failure and k is freed. */
+static int init_ok(int rc, kase *k, const char *what)
+{
+    MT_CHECK(rc == MPI_SUCCESS, "%s: init failed (%d)", what, rc);
+    if (rc != MPI_SUCCESS) teardown(k);
+    return rc == MPI_SUCCESS;
+}
+
 /* g: drawn alike on every process (the case); lg: this process's own
  * (orders, polled partitions), since processes draw different amounts. */
 static void run_case(const ctx *c, int op, mt_rng *g, mt_rng *lg)
@@ -315,11 +323,7 @@ static void run_case(const ctx *c, int op, mt_rng *g, mt_rng *lg)
         teardown(&k);
         return;
     }
-    MT_CHECK(rc == MPI_SUCCESS, "%s: init failed (%d)", what, rc);
-    if (rc != MPI_SUCCESS) {
-        teardown(&k);
-        return;
-    }
+    if (!init_ok(rc, &k, what)) return;
     int nsend, blocks, nd, only, nrecv;
     counts(&k, c, &nsend, &blocks, &nd, &only, &nrecv);
     for (int cycle = 0; cycle < 3; cycle++) {
@@ -411,11 +415,7 @@ static void early_case(const ctx *c, int op, mt_rng *g)
     snprintf(what, sizeof what, "%s %s root %d (early)", c->name, pname[op], k.root);
     Cart_request r = CART_REQUEST_NULL;
     int rc = pinit(&k, c, &r);
-    MT_CHECK(rc == MPI_SUCCESS, "%s: init failed (%d)", what, rc);
-    if (rc != MPI_SUCCESS) {
-        teardown(&k);
-        return;
-    }
+    if (!init_ok(rc, &k, what)) return;
     int nsend, blocks, nd, only, nrecv;
     counts(&k, c, &nsend, &blocks, &nd, &only, &nrecv);
     int in = c->nbh ? c->indeg : c->size;
