@@ -830,7 +830,9 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     Cart_palltoallv_init, Cart_palltoallw_init and Cart_pallgatherv_init
  *     there whatever the algorithm (irregular blocks are not pipelined),
  *     and for all five with global meaning on plain communicators (every
- *     rank a destination and a source); one predefined datatype on both
+ *     rank a destination and a source), as for Cart_pgatherv_init and
+ *     Cart_pscatterv_init there (every rank's partitions straight to the
+ *     root, the root's straight to their ranks); one predefined datatype on both
  *     sides (w: the same in every block), not MPI_IN_PLACE, each receive
  *     block as big as the block sent to it.  Messages are matched edge by
  *     edge as the collective's meaning says (Cartesian: along the offset,

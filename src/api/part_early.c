@@ -94,8 +94,14 @@ int cc_part_aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
  * edge between two processes meets the k-th (MPI's rule for repeated
  * edges).  Returns the number of edge numbers used (the tags' span), or
  * -1 where a block has no edge. */
-static int edge_tags(const where *w, int tin, int tout, int *src, int *dst, int *stag, int *rtag)
+static int edge_tags(const where *w, const eb_blocks *b, int tin, int tout, int *src, int *dst, int *stag,
+                     int *rtag)
 {
+    if (b->rooted) { /* global gatherv, scatterv: one edge between the root and each rank */
+        for (int i = 0; i < tout; i++) dst[i] = b->rooted == EB_GATHER ? b->root : i, stag[i] = 0;
+        for (int j = 0; j < tin; j++) src[j] = b->rooted == EB_SCATTER ? b->root : j, rtag[j] = 0;
+        return 1;
+    }
     if (!w->nbh) {
         for (int i = 0; i < tout; i++) dst[i] = i, stag[i] = w->rank;
         for (int j = 0; j < tin; j++) src[j] = j, rtag[j] = j;
@@ -150,13 +156,23 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
                       Cart_request *request)
 {
     *made = 0;
-    int tin = w->indeg, tout = w->outdeg, gather = b->gather, me = w->rank;
+    int tin = w->indeg, tout = w->outdeg, gather = b->gather, me = w->rank, here = me == b->root;
+    if (b->rooted == EB_GATHER) tout = 1, tin = here ? w->size : 0;
+    if (b->rooted == EB_SCATTER) tout = here ? w->size : 0, tin = 1;
     const cc_nbh *n = w->cs ? w->cs->nbh : NULL;
     void *ub = NULL;
     int has_ub = 0;
     (void)MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
     long long tag_ub = has_ub && ub ? *(int *)ub : 32767;
-    int ok = wanted && sendbuf != MPI_IN_PLACE && type == rtype && cc_type_named(type) && (!w->nbh || n);
+    /* one predefined datatype (rooted: the significant ones), no MPI_IN_PLACE */
+    int ok = wanted && (!w->nbh || (n && !b->rooted));
+    if (b->rooted == EB_GATHER)
+        ok = ok && sendbuf != MPI_IN_PLACE && cc_type_named(type) && (!here || (type == rtype && recvbuf));
+    else if (b->rooted == EB_SCATTER)
+        ok = ok && recvbuf != MPI_IN_PLACE && cc_type_named(rtype) && (!here || (type == rtype && sendbuf));
+    else
+        ok = ok && sendbuf != MPI_IN_PLACE && type == rtype && cc_type_named(type);
+    if (b->rooted == EB_SCATTER) type = rtype; /* (the root's are the same) */
     int *src = malloc(sizeof(int) * ((size_t)tin + 1)), *dst = malloc(sizeof(int) * ((size_t)tout + 1));
     int *stag = malloc(sizeof(int) * ((size_t)tout + 1)), *rtag = malloc(sizeof(int) * ((size_t)tin + 1));
     int *g = malloc(sizeof(int) * ((size_t)tout + 1));
@@ -165,7 +181,7 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     int *soff = malloc(sizeof(int) * ((size_t)tout + 1)), *roff = malloc(sizeof(int) * ((size_t)tin + 1));
     int rc = src && dst && stag && rtag && g && mine2 && theirs && x && soff && roff ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     ok = ok && rc == MPI_SUCCESS;
-    int span = ok ? edge_tags(w, tin, tout, src, dst, stag, rtag) : -1;
+    int span = ok ? edge_tags(w, b, tin, tout, src, dst, stag, rtag) : -1;
     ok = ok && span >= 0;
     long long target = 0;
     int good = cc_part_aggregate_bytes(info, n, &target);
@@ -224,8 +240,9 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     for (int j = 0; j < tin; j++) roff[j + 1] = roff[j] + eb_rp(b, j);
     int nsend = gather ? b->sp : soff[tout], nrecv = roff[tin];
     Cart_request r = CART_REQUEST_NULL;
-    rc = cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, gather ? CC_PART_WHOLE : CC_PART_BLOCKS, tout, nsend,
-                             soff, tin, nrecv, roff, 0);
+    int kind = gather ? CC_PART_WHOLE : nsend > 0 || !b->rooted ? CC_PART_BLOCKS : CC_PART_NONE;
+    rc = cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, kind, tout, nsend, soff, tin, nrecv, roff, 0);
+    if (rc == MPI_SUCCESS && b->rooted == EB_GATHER) r->part->only_dest = b->root; /* Cart_pready_to(k, root) */
     cc_part *p = rc == MPI_SUCCESS ? r->part : NULL;
     if (p) {
         p->direct = 1;

@@ -66,7 +66,11 @@ typedef struct {
     int dis_bytes; /* displacements in bytes (w), else in elements */
     int sp, rp;
     MPI_Count sc, rc;
+    int rooted, root; /* global gatherv (EB_GATHER): the one buffer to the root; scatterv
+                       * (EB_SCATTER): block i from the root to rank i, one receive buffer */
 } eb_blocks;
+
+enum { EB_ALL, EB_GATHER, EB_SCATTER };
 
 /* Whether every process of c says yes (one small reduction). */
 int cc_part_agree(MPI_Comm c, int yes);

@@ -167,6 +167,13 @@ static int recv_blocks(const char *who, MPI_Comm comm, shape *s, int ns, const i
 
 /* ---- rooted ------------------------------------------------------------ */
 
+static int early_bird_wanted(MPI_Info info, const where *w, const char *who);
+static int direct_transport(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type,
+                            void *recvbuf, MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info,
+                            int wanted, Cart_request *inner, int *made, Cart_request *request);
+static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
+                         Cart_request *inner, int *made, Cart_request *request, pipe_made *pm);
+
 int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                      MPI_Info info, Cart_request *request)
 {
@@ -234,6 +241,12 @@ int Cart_pgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcount, 
     free(wc);
     free(wd);
     if (rc != MPI_SUCCESS) return rc;
+    if (!w.nbh) { /* global meaning: every rank's partitions straight to the root (early bird) */
+        eb_blocks b = { 1, NULL, recvparts, NULL, recvcounts, NULL, displs, 0, sendparts, 0, sendcount, 0, EB_GATHER, root };
+        int made = 0;
+        rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
+        if (made) return rc;
+    }
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.nbh ? w.outdeg : 1), s.only_dest = w.nbh ? -1 : root;
     if (here) rc = recv_blocks(who, comm, &s, w.indeg, recvparts, 0);
@@ -287,6 +300,12 @@ int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Co
     free(wc);
     free(wd);
     if (rc != MPI_SUCCESS) return rc;
+    if (!w.nbh) { /* global meaning: the root's partitions straight to their ranks (early bird) */
+        eb_blocks b = { 0, sendparts, NULL, sendcounts, NULL, displs, NULL, 0, 0, recvparts, 0, recvcount, EB_SCATTER, root };
+        int made = 0;
+        rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
+        if (made) return rc;
+    }
     if (here) rc = send_blocks(who, comm, &s, w.outdeg, sendparts, 0);
     else send_none(&s);
     if (in_place) recv_none(&s);
@@ -296,12 +315,6 @@ int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Co
 
 /* ---- allgather, alltoall ---------------------------------------------- */
 
-static int early_bird_wanted(MPI_Info info, const where *w, const char *who);
-static int direct_transport(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type,
-                            void *recvbuf, MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info,
-                            int wanted, Cart_request *inner, int *made, Cart_request *request);
-static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
-                         Cart_request *inner, int *made, Cart_request *request, pipe_made *pm);
 
 int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
@@ -345,7 +358,7 @@ int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcoun
     free(wc);
     free(wd);
     if (rc != MPI_SUCCESS) return rc;
-    eb_blocks b = { 1, NULL, recvparts, NULL, recvcounts, NULL, displs, 0, sendparts, 0, sendcount, 0 };
+    eb_blocks b = { 1, NULL, recvparts, NULL, recvcounts, NULL, displs, 0, sendparts, 0, sendcount, 0, EB_ALL, 0 };
     int made = 0;
     rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
     if (made) return rc;
@@ -392,7 +405,7 @@ static int direct_transport(const char *who, const eb_blocks *b, const void *sen
 static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
                          Cart_request *inner, int *made, Cart_request *request, pipe_made *pm)
 {
-    eb_blocks b = { a->kind == PL_ALLGATHER, NULL, NULL, NULL, NULL, NULL, NULL, 0, a->sp, a->rp, a->sc, a->rc };
+    eb_blocks b = { a->kind == PL_ALLGATHER, NULL, NULL, NULL, NULL, NULL, NULL, 0, a->sp, a->rp, a->sc, a->rc, EB_ALL, 0 };
     int rc = direct_transport(who, &b, a->sendbuf, a->type, a->recvbuf, a->rtype, comm, w, info, 1, inner, made,
                               request);
     if (rc != MPI_SUCCESS || *made) return rc;
@@ -448,7 +461,7 @@ int Cart_palltoallv_init(const void *sendbuf, const int sendparts[], const MPI_C
     free(rcn);
     free(rd);
     if (rc != MPI_SUCCESS) return rc;
-    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 0, 0, 0, 0, 0 };
+    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 0, 0, 0, 0, 0, EB_ALL, 0 };
     int made = 0;
     rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
     if (made) return rc;
@@ -490,7 +503,7 @@ int Cart_palltoallw_init(const void *sendbuf, const int sendparts[], const MPI_C
         same = recvtypes[j] == ty;
     }
     if (ty == MPI_DATATYPE_NULL) ty = MPI_BYTE;
-    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 1, 0, 0, 0, 0 };
+    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 1, 0, 0, 0, 0, EB_ALL, 0 };
     int made = 0;
     rc = direct_transport(who, &b, sendbuf, ty, recvbuf, ty, comm, &w, info, same ? 2 : 0, &inner, &made, request);
     if (made) return rc;

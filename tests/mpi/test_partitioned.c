@@ -148,9 +148,15 @@ static int oracle(kase *k, const ctx *c)
         rc = Cart_bcast(o, E, MPI_INT, k->root, m);
         break;
     case P_GATHER: rc = Cart_gather(s, E, MPI_INT, o, E, MPI_INT, k->root, m); break;
-    case P_GATHERV: rc = Cart_gatherv(s, E, MPI_INT, o, cnt, dis, MPI_INT, k->root, m); break;
+    case P_GATHERV:
+        for (int i = 0; i < n; i++) dis[i] = (int)k->rdis[i]; /* (the early cases reverse them) */
+        rc = Cart_gatherv(s, E, MPI_INT, o, cnt, dis, MPI_INT, k->root, m);
+        break;
     case P_SCATTER: rc = Cart_scatter(s, E, MPI_INT, o, E, MPI_INT, k->root, m); break;
-    case P_SCATTERV: rc = Cart_scatterv(s, cnt, dis, MPI_INT, o, E, MPI_INT, k->root, m); break;
+    case P_SCATTERV:
+        for (int i = 0; i < n; i++) dis[i] = (int)k->sdis[i];
+        rc = Cart_scatterv(s, cnt, dis, MPI_INT, o, E, MPI_INT, k->root, m);
+        break;
     case P_ALLGATHER: rc = Cart_allgather(s, E, MPI_INT, o, E, MPI_INT, m); break;
     case P_ALLGATHERV:
     case P_ALLTOALLV:
@@ -386,7 +392,7 @@ static int early_op(int op)
 {
     return op == P_BCAST || op == P_GATHER || op == P_SCATTER || op == P_ALLGATHER || op == P_ALLTOALL ||
            op == P_REDUCE || op == P_ALLREDUCE || op == P_ALLGATHERV || op == P_ALLTOALLV || op == P_ALLTOALLW ||
-           op == P_SCAN || op == P_EXSCAN;
+           op == P_SCAN || op == P_EXSCAN || op == P_GATHERV || op == P_SCATTERV;
 }
 
 /* v/w early cases: every block 2 send and 4 receive partitions, blocks in
@@ -612,10 +618,10 @@ int main(int argc, char **argv)
     mt_seed(&g, 2024, 0);
     mt_seed(&lg, 2024, (uint64_t)mt_rank + 1);
     if (early) {
-        /* every communicator kind */
+        /* every communicator kind (gatherv, scatterv: global meaning only) */
         for (int i = 0; i < 4; i++)
             for (int op = 0; op < NP_OPS; op++)
-                if (early_op(op) && !(cs[i].nbh && global_only(op)))
+                if (early_op(op) && !(cs[i].nbh && (global_only(op) || op == P_GATHERV || op == P_SCATTERV)))
                     early_case(&cs[i], op, &g);
         for (int i = 0; i < 4; i++) MPI_Comm_free(&cs[i].comm);
         return mt_finish();
