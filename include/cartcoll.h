@@ -887,11 +887,12 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     runs instead.  The same for bcast, gather, scatter, reduce,
  *     allreduce, scan and exscan with global meaning (plain
  *     communicators): there slice s
- *     is MPI's own collective on partition group s, and slices start in
- *     order (slice s only after the ones before it), since every process
- *     must start MPI's collectives in the same order (under
- *     MPI_THREAD_MULTIPLE a marking thread may start them: do not call
- *     other collectives on that communicator while partitions are marked);
+ *     is MPI's own collective on partition group s, on a duplicate of
+ *     the communicator made at _init for this request alone (so slices
+ *     that marking threads or progress start at any moment never meet
+ *     the program's own collectives or another request's slices), and
+ *     slices start in order (slice s only after the ones before it),
+ *     since every process must start MPI's collectives in the same order;
  *   - every other case: the persistent request of the collective on the
  *     whole buffers, on the library's private communicator, started once
  *     all of this process's send partitions are ready; a receive partition

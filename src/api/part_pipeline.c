@@ -151,8 +151,18 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
     int *cnt = cc_alloc_array((size_t)nb + 1, sizeof(int)), *sd = cc_alloc_array((size_t)nb + 1, sizeof(int));
     int *rd = cc_alloc_array((size_t)nb + 1, sizeof(int));
     int rc = sl && cnt && sd && rd ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    /* global meaning: the slices are MPI's collectives, which marking
+     * threads may start at any moment: on a duplicate of their own they
+     * meet neither the program's collectives nor other requests' slices
+     * (only their own order matters, which is partition order) */
+    MPI_Comm sc_comm = comm, own = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS && global) {
+        rc = MPI_Comm_dup(comm, &own) == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_OTHER;
+        sc_comm = own;
+    }
     for (int k = 0; rc == MPI_SUCCESS && k < n; k++) {
-        rc = make_slice(a, comm, info, nb, block, ext, (long long)k * g * a->sc, (int)(g * a->sc), cnt, sd, rd, &sl[k]);
+        rc = make_slice(a, sc_comm, info, nb, block, ext, (long long)k * g * a->sc, (int)(g * a->sc), cnt, sd, rd,
+                        &sl[k]);
         if (rc == MPI_SUCCESS) made++;
     }
     free(cnt);
@@ -161,8 +171,11 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
     if (rc != MPI_SUCCESS) { /* (raised by the collective, or out of memory here) */
         for (int k = 0; k < made; k++) Cart_request_free(&sl[k]);
         free(sl);
+        if (own != MPI_COMM_NULL) MPI_Comm_free(&own);
+        if (rc == MPI_ERR_OTHER) return cc_error(comm, rc, "%s: MPI_Comm_dup failed", who);
         return rc == MPI_ERR_NO_MEM ? cc_error(comm, rc, "%s: out of memory", who) : rc;
     }
+    pm->comm = own;
     pm->sl = sl;
     pm->n = n;
     pm->g = g;
@@ -179,8 +192,10 @@ int cc_part_attach_slices(const char *who, MPI_Comm comm, int rc, Cart_request *
     if (pm->n == 0) return rc;
     if (rc != MPI_SUCCESS) {
         for (int k = 0; k < pm->n; k++) Cart_request_free(&pm->sl[k]);
+        if (pm->comm != MPI_COMM_NULL) MPI_Comm_free(&pm->comm);
     } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * pm->sc),
-                                a->recv ? (int)(a->rp * a->rc) : 1, a->recv ? (int)a->rc : 1, pm->ordered) != MPI_SUCCESS) {
+                                a->recv ? (int)(a->rp * a->rc) : 1, a->recv ? (int)a->rc : 1, pm->ordered,
+                                pm->comm) != MPI_SUCCESS) {
         cc_request_destroy(*request);
         *request = CART_REQUEST_NULL;
         rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);

@@ -49,6 +49,8 @@ typedef struct {
     Cart_request *sl;
     int n, g, ordered;
     MPI_Count sc;
+    MPI_Comm comm; /* global meaning: the slices' own duplicate (MPI's collectives started by
+                    * marking threads meet no other collective there), else MPI_COMM_NULL */
 } pipe_made;
 
 /* ---- the early bird (part_early.c) ------------------------------------ */

@@ -188,7 +188,7 @@ int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype
     /* pipelined on neighbourhoods: partitions along the trees one behind the other */
     pipe_args a = { PL_BCAST, root, buffer, buffer, partitions, count, datatype, w.rank != root, partitions, count,
                     datatype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     if (w.rank == root) send_whole(&s, partitions, w.outdeg), recv_none(&s);
     else send_none(&s), recv_whole(&s, partitions, w.indeg);
@@ -212,7 +212,7 @@ int Cart_pgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, M
     rc = Cart_gather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
     pipe_args a = { PL_GATHER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, here, recvparts, recvcount,
                     recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.nbh ? w.outdeg : 1), s.only_dest = w.nbh ? -1 : root;
@@ -270,7 +270,7 @@ int Cart_pscatter_init(const void *sendbuf, int sendparts, MPI_Count sendcount, 
     rc = Cart_scatter_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
     pipe_args a = { PL_SCATTER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, !in_place, recvparts, recvcount,
                     recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     if (here && rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     else send_none(&s);
@@ -331,7 +331,7 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLGATHER, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount,
                     recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -428,7 +428,7 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLTOALL, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
                     MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -539,7 +539,7 @@ static int reduction(const char *who, const void *sendbuf, void *recvbuf, int pa
     static const int kinds[4] = { PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN };
     pipe_args a = { kinds[which], root, sendbuf, recvbuf, partitions, count, datatype, here, partitions, count,
                     datatype, op };
-    pipe_made pm = { NULL, 0, 1, 0, 0 };
+    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     /* in place, the send data is the receive buffer: ready at the start */
     if (sendbuf == MPI_IN_PLACE && here) send_none(&s);

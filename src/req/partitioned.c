@@ -24,8 +24,8 @@ void cc_part_free(cc_part *p)
             if (p->sreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->sreq[k]);
         for (int k = 0; k < p->nrmsg; k++)
             if (p->rreq[k] != MPI_REQUEST_NULL) MPI_Request_free(&p->rreq[k]);
-        if (p->pcomm != MPI_COMM_NULL) MPI_Comm_free(&p->pcomm);
     }
+    if (p->pcomm != MPI_COMM_NULL) MPI_Comm_free(&p->pcomm); /* (early bird, or the slices') */
     free(p->sreq);
     free(p->sstarted);
     free(p->kself);
@@ -103,7 +103,7 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
 }
 
 int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount,
-                     int ordered)
+                     int ordered, MPI_Comm own)
 {
     cc_part *p = r->part;
     p->slice = cc_alloc_array((size_t)n, sizeof(Cart_request));
@@ -114,8 +114,10 @@ int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int
         p->pdmark = cc_alloc_zarray((size_t)p->nsend * (size_t)p->ndest + 1, sizeof *p->pdmark);
     if (!p->slice || !p->scount || !p->sstate || (p->send_kind == CC_PART_WHOLE && !p->pdmark)) {
         for (int k = 0; k < n; k++) cc_request_destroy(slices[k]);
+        if (own != MPI_COMM_NULL) MPI_Comm_free(&own);
         return MPI_ERR_NO_MEM;
     }
+    p->pcomm = own; /* freed after the slices */
     for (int k = 0; k < n; k++) p->slice[k] = slices[k];
     p->nslice = n;
     p->sgroup = group;

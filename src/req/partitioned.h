@@ -74,7 +74,8 @@ typedef struct cc_part {
     pthread_t owner;        /* the thread that made it: errors are raised there only */
     /* early bird (direct): */
     int direct;
-    MPI_Comm pcomm;         /* its own duplicate of the communicator */
+    MPI_Comm pcomm;         /* its own duplicate of the communicator (early bird; global
+                             * slices: theirs), or MPI_COMM_NULL */
     MPI_Request *sreq;      /* nsmsg persistent sends */
     atomic_int *sstarted;   /* nsmsg: started in this cycle */
     atomic_int nstarted;
@@ -133,9 +134,10 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
  * whole-buffer request.  Receive blocks (or the one receive buffer) hold
  * rblock elements in partitions of rcount.  ordered: a slice starts only
  * after the ones before it (slices that are MPI's collectives, which every
- * process must start in the same order).  Returns MPI_SUCCESS or
- * MPI_ERR_NO_MEM. */
+ * process must start in the same order); own: the slices' communicator,
+ * freed with the request (also on failure), or MPI_COMM_NULL.  Returns
+ * MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int cc_part_pipeline(Cart_request r, Cart_request *slices, int n, int group, int selems, int rblock, int rcount,
-                     int ordered);
+                     int ordered, MPI_Comm own);
 
 #endif
