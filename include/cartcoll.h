@@ -832,9 +832,10 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     and for all five with global meaning on plain communicators (every
  *     rank a destination and a source), as for Cart_pgatherv_init and
  *     Cart_pscatterv_init there (every rank's partitions straight to the
- *     root, the root's straight to their ranks); one predefined datatype on both
- *     sides (w: the same in every block), not MPI_IN_PLACE, each receive
- *     block as big as the block sent to it.  Messages are matched edge by
+ *     root, the root's straight to their ranks); any datatypes (w: each
+ *     block's), not MPI_IN_PLACE, each receive block as many bytes as the
+ *     block sent to it and cut into messages of whole receive elements.
+ *     Messages are matched edge by
  *     edge as the collective's meaning says (Cartesian: along the offset,
  *     also where several offsets reach one process; graphs: the k-th edge
  *     between two processes meets the k-th): one
@@ -846,7 +847,9 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     Cart_parrived reports a receive partition as soon as the messages
  *     covering it have arrived.  A partition to the process itself (an
  *     offset that wraps onto it) is copied by the marking thread at once,
- *     at any thread level (no MPI call).  Adjacent partitions of one
+ *     at any thread level (no MPI call), where both sides have the same
+ *     predefined datatype (else it is a message like the others).  Adjacent
+ *     partitions of one
  *     destination's block travel as one message (sent once all of them are
  *     marked) up to the size where a message's fixed cost equals its
  *     transfer time in the cost model (overhead / beta); info key

@@ -146,11 +146,15 @@ static int edge_tags(const where *w, const eb_blocks *b, int tin, int tout, int 
  * here), so a partition leaves as soon as the partitions of its message
  * are marked.  On every communicator with a neighbourhood and, with
  * global meaning, on plain communicators: the "direct exchange" MPI's
- * alltoall(v, w) and allgather(v) are.  One predefined datatype on both
- * sides (w: the same in every block), not in place, each receive block as
- * big as the block sent to it and cut into equal messages, when every
+ * alltoall(v, w) and allgather(v) are.  Any datatypes (w: each block's),
+ * not in place, each receive block as many bytes as the block sent to it
+ * and cut into equal messages of whole receive elements, when every
  * process qualifies; else *made = 0 and the caller takes the general
  * transport.  Collective. */
+#define FREE_ALL()                                                                                              \
+    (free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff), \
+     free(st), free(rt), free(sext), free(rext), free(ssz), free(rsz))
+
 int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type, void *recvbuf,
                       MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
                       Cart_request *request)
@@ -164,38 +168,52 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     int has_ub = 0;
     (void)MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
     long long tag_ub = has_ub && ub ? *(int *)ub : 32767;
-    /* one predefined datatype (rooted: the significant ones), no MPI_IN_PLACE */
+    /* buffers given, not in place (rooted: the significant ones) */
     int ok = wanted && (!w->nbh || (n && !b->rooted));
-    if (b->rooted == EB_GATHER)
-        ok = ok && sendbuf != MPI_IN_PLACE && cc_type_named(type) && (!here || (type == rtype && recvbuf));
-    else if (b->rooted == EB_SCATTER)
-        ok = ok && recvbuf != MPI_IN_PLACE && cc_type_named(rtype) && (!here || (type == rtype && sendbuf));
-    else
-        ok = ok && sendbuf != MPI_IN_PLACE && type == rtype && cc_type_named(type);
-    if (b->rooted == EB_SCATTER) type = rtype; /* (the root's are the same) */
+    if (b->rooted == EB_GATHER) ok = ok && sendbuf != MPI_IN_PLACE && (!here || recvbuf);
+    else if (b->rooted == EB_SCATTER) ok = ok && recvbuf != MPI_IN_PLACE && (!here || sendbuf);
+    else ok = ok && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE;
     int *src = malloc(sizeof(int) * ((size_t)tin + 1)), *dst = malloc(sizeof(int) * ((size_t)tout + 1));
     int *stag = malloc(sizeof(int) * ((size_t)tout + 1)), *rtag = malloc(sizeof(int) * ((size_t)tin + 1));
     int *g = malloc(sizeof(int) * ((size_t)tout + 1));
-    int *mine2 = malloc(sizeof(int) * 2 * ((size_t)tout + 1)), *theirs = malloc(sizeof(int) * 2 * ((size_t)tin + 1));
+    long long *mine2 = malloc(sizeof(long long) * 2 * ((size_t)tout + 1));
+    long long *theirs = malloc(sizeof(long long) * 2 * ((size_t)tin + 1));
     MPI_Request *x = malloc(sizeof(MPI_Request) * ((size_t)tin + (size_t)tout + 1));
     int *soff = malloc(sizeof(int) * ((size_t)tout + 1)), *roff = malloc(sizeof(int) * ((size_t)tin + 1));
-    int rc = src && dst && stag && rtag && g && mine2 && theirs && x && soff && roff ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    /* each block's datatype, extent and size (a block of nothing: not asked) */
+    MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * ((size_t)tout + 1));
+    MPI_Datatype *rt = malloc(sizeof(MPI_Datatype) * ((size_t)tin + 1));
+    MPI_Aint *sext = malloc(sizeof(MPI_Aint) * ((size_t)tout + 1)), *rext = malloc(sizeof(MPI_Aint) * ((size_t)tin + 1));
+    int *ssz = malloc(sizeof(int) * ((size_t)tout + 1)), *rsz = malloc(sizeof(int) * ((size_t)tin + 1));
+    int rc = src && dst && stag && rtag && g && mine2 && theirs && x && soff && roff && st && rt && sext && rext &&
+                     ssz && rsz
+                 ? MPI_SUCCESS
+                 : MPI_ERR_NO_MEM;
     ok = ok && rc == MPI_SUCCESS;
+    MPI_Aint lb;
+    for (int u = 0; ok && u < tout; u++) {
+        st[u] = b->stypes ? b->stypes[u] : type, sext[u] = 1, ssz[u] = 1;
+        if (eb_sp(b, u) > 0 && eb_sc(b, u) > 0)
+            ok = MPI_Type_get_extent(st[u], &lb, &sext[u]) == MPI_SUCCESS && MPI_Type_size(st[u], &ssz[u]) == MPI_SUCCESS;
+    }
+    for (int j = 0; ok && j < tin; j++) {
+        rt[j] = b->rtypes ? b->rtypes[j] : rtype, rext[j] = 1, rsz[j] = 1;
+        if (eb_rp(b, j) > 0 && eb_rc(b, j) > 0)
+            ok = MPI_Type_get_extent(rt[j], &lb, &rext[j]) == MPI_SUCCESS && MPI_Type_size(rt[j], &rsz[j]) == MPI_SUCCESS;
+    }
     int span = ok ? edge_tags(w, b, tin, tout, src, dst, stag, rtag) : -1;
     ok = ok && span >= 0;
     long long target = 0;
     int good = cc_part_aggregate_bytes(info, n, &target);
-    MPI_Aint lb, ext = 1;
-    if (ok) MPI_Type_get_extent(type, &lb, &ext);
     /* g[u] adjacent partitions per message of block u: the most that
-     * divides its partitions and fits the target (the receivers learn the
-     * message counts below) */
+     * divides its partitions and fits the target in bytes (the receivers
+     * learn the message counts below) */
     int mostm = 0;
     for (int u = 0; ok && u < tout; u++) {
         int sp = eb_sp(b, u);
         g[u] = 1;
         for (int c = sp; c > 1; c--)
-            if (sp % c == 0 && (long long)c * eb_sc(b, u) * ext <= target) {
+            if (sp % c == 0 && (long long)c * eb_sc(b, u) * ssz[u] <= target) {
                 g[u] = c;
                 break;
             }
@@ -210,28 +228,29 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
         if ((long long)-all[3] * M - 1 > tag_ub) all[0] = 0; /* (the same everywhere) */
     }
     if (rc == MPI_SUCCESS && (!all[0] || !all[1])) {
-        free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff);
+        FREE_ALL();
         MPI_Comm_free(&pc);
         return all[1] ? MPI_SUCCESS : cc_part_aggregate_error(comm, who, good);
     }
     /* each block's message count and elements, to its receiver (tagged
      * with its edge) */
-    for (int j = 0; rc == MPI_SUCCESS && j < tin; j++) rc = MPI_Irecv(&theirs[2 * j], 2, MPI_INT, src[j], rtag[j], pc, &x[j]);
+    for (int j = 0; rc == MPI_SUCCESS && j < tin; j++)
+        rc = MPI_Irecv(&theirs[2 * j], 2, MPI_LONG_LONG, src[j], rtag[j], pc, &x[j]);
     for (int u = 0; rc == MPI_SUCCESS && u < tout; u++) {
         mine2[2 * u] = eb_sp(b, u) / g[u];
-        mine2[2 * u + 1] = (int)(eb_sp(b, u) * eb_sc(b, u));
-        rc = MPI_Isend(&mine2[2 * u], 2, MPI_INT, dst[u], stag[u], pc, &x[tin + u]);
+        mine2[2 * u + 1] = eb_sp(b, u) * eb_sc(b, u) * ssz[u]; /* bytes */
+        rc = MPI_Isend(&mine2[2 * u], 2, MPI_LONG_LONG, dst[u], stag[u], pc, &x[tin + u]);
     }
     if (rc == MPI_SUCCESS && tin + tout > 0) rc = cc_waitall(tin + tout, x);
-    /* every receive block is what is sent to it, in equal messages */
+    /* every receive block is as many bytes as are sent to it, in messages
+     * of whole receive elements */
     for (int j = 0; rc == MPI_SUCCESS && j < tin; j++) {
-        long long rblk = (long long)eb_rp(b, j) * eb_rc(b, j);
-        int nm = theirs[2 * j];
+        long long rblk = (long long)eb_rp(b, j) * eb_rc(b, j), nm = theirs[2 * j];
         if (src[j] == MPI_PROC_NULL) theirs[2 * j] = 1; /* one receive that completes at once */
-        else if (theirs[2 * j + 1] != rblk || nm < 0 || (nm == 0 ? rblk != 0 : rblk % nm != 0)) ok = 0;
+        else if (theirs[2 * j + 1] != rblk * rsz[j] || nm < 0 || (nm == 0 ? rblk != 0 : rblk % nm != 0)) ok = 0;
     }
     if (rc != MPI_SUCCESS || !cc_part_agree(pc, ok)) {
-        free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff);
+        FREE_ALL();
         if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
         return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error(comm, MPI_ERR_OTHER, "%s: setting up failed", who);
     }
@@ -248,7 +267,7 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
         p->direct = 1;
         p->pcomm = pc;
         pc = MPI_COMM_NULL;
-        p->spb = tout > 0 ? mine2[0] : 0; /* gather: every block alike */
+        p->spb = tout > 0 ? (int)mine2[0] : 0; /* gather: every block alike */
         p->agg = tout > 0 ? g[0] : 1;
         p->mfirst = malloc(sizeof(int) * ((size_t)tout + 1));
         p->rblk = malloc(sizeof(int) * ((size_t)tin + 1));
@@ -258,9 +277,9 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
         int nsmsg = 0, nm = 0;
         for (int u = 0; p->mfirst && u <= tout; u++) {
             p->mfirst[u] = nsmsg;
-            if (u < tout) nsmsg += mine2[2 * u];
+            if (u < tout) nsmsg += (int)mine2[2 * u];
         }
-        for (int j = 0; j < tin; j++) nm += theirs[2 * j];
+        for (int j = 0; j < tin; j++) nm += (int)theirs[2 * j];
         p->nsmsg = nsmsg;
         if (gather) p->pdmark = cc_alloc_zarray((size_t)nsend * (size_t)tout + 1, sizeof *p->pdmark);
         else p->pmsg = malloc(sizeof(int) * ((size_t)nsend + 1));
@@ -287,27 +306,28 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
         /* message k = mfirst[u] + m: g[u] partitions of block u from place
          * m.  A block to this process itself (an offset that wraps onto
          * it, a graph's edge to itself) arrives as the receive block of
-         * the same edge, cut alike: copied message by message when marked,
-         * no MPI. */
+         * the same edge, cut alike: where both have one predefined
+         * datatype it is copied message by message when marked, no MPI
+         * (else it goes through MPI like the others). */
         for (int u = 0; rc == MPI_SUCCESS && u < tout; u++) {
             long long each = g[u] * eb_sc(b, u);
             int v = -1;
             for (int j = 0; dst[u] == me && j < tin && v < 0; j++)
                 if (src[j] == me && rtag[j] == stag[u]) v = j;
+            if (v >= 0 && !(st[u] == rt[v] && cc_type_named(st[u]))) v = -1;
             if (v >= 0) p->rfrom[v] = u;
-            else if (dst[u] == me) rc = MPI_ERR_INTERN; /* (edge_tags pairs every edge to itself) */
-            for (int m = 0; m < mine2[2 * u]; m++) {
+            for (int m = 0; m < (int)mine2[2 * u]; m++) {
                 int k = p->mfirst[u] + m;
                 p->sreq[k] = MPI_REQUEST_NULL;
                 p->kself[k] = v >= 0;
                 p->magg[k] = g[u];
-                p->msoff[k] = eb_sdisp(b, u, ext) + (MPI_Aint)(m * each) * ext;
-                p->mroff[k] = v >= 0 ? eb_rdisp(b, v, ext) + (MPI_Aint)(m * each) * ext : 0;
-                p->mbytes[k] = (size_t)each * (size_t)ext;
+                p->msoff[k] = eb_sdisp(b, u, sext[u]) + (MPI_Aint)(m * each) * sext[u];
+                p->mroff[k] = v >= 0 ? eb_rdisp(b, v, rext[v]) + (MPI_Aint)(m * each) * rext[v] : 0;
+                p->mbytes[k] = (size_t)each * (size_t)ssz[u];
                 if (!gather)
                     for (int q = 0; q < g[u]; q++) p->pmsg[soff[u] + m * g[u] + q] = k;
                 if (!p->kself[k] && rc == MPI_SUCCESS)
-                    rc = MPI_Send_init((const char *)sendbuf + p->msoff[k], (int)each, type, dst[u], stag[u] * M + m,
+                    rc = MPI_Send_init((const char *)sendbuf + p->msoff[k], (int)each, st[u], dst[u], stag[u] * M + m,
                                        p->pcomm, &p->sreq[k]);
             }
         }
@@ -315,17 +335,17 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
         for (int j = 0; rc == MPI_SUCCESS && j <= tin; j++) {
             p->rfirst[j] = p->nrmsg;
             if (j == tin) break;
-            int per = theirs[2 * j] > 0 ? p->rblk[j] / theirs[2 * j] : 0;
-            for (int m = 0; rc == MPI_SUCCESS && m < theirs[2 * j]; m++) {
+            int per = theirs[2 * j] > 0 ? (int)(p->rblk[j] / theirs[2 * j]) : 0;
+            for (int m = 0; rc == MPI_SUCCESS && m < (int)theirs[2 * j]; m++) {
                 p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
                 if (p->rfrom[j] < 0)
-                    rc = MPI_Recv_init((char *)recvbuf + eb_rdisp(b, j, ext) + (MPI_Aint)m * per * ext, per, type,
-                                       src[j], rtag[j] * M + m, p->pcomm, &p->rreq[p->nrmsg]);
+                    rc = MPI_Recv_init((char *)recvbuf + eb_rdisp(b, j, rext[j]) + (MPI_Aint)m * per * rext[j], per,
+                                       rt[j], src[j], rtag[j] * M + m, p->pcomm, &p->rreq[p->nrmsg]);
                 p->nrmsg++;
             }
         }
     }
-    free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff);
+    FREE_ALL();
     if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
     if (rc != MPI_SUCCESS) {
         if (r) cc_request_destroy(r);

@@ -175,12 +175,7 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
         if (rc == MPI_ERR_OTHER) return cc_error(comm, rc, "%s: MPI_Comm_dup failed", who);
         return rc == MPI_ERR_NO_MEM ? cc_error(comm, rc, "%s: out of memory", who) : rc;
     }
-    pm->comm = own;
-    pm->sl = sl;
-    pm->n = n;
-    pm->g = g;
-    pm->sc = sc;
-    pm->ordered = global;
+    *pm = (pipe_made){ .sl = sl, .n = n, .g = g, .ordered = global, .sc = sc, .comm = own };
     return MPI_SUCCESS;
 }
 

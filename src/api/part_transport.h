@@ -70,6 +70,7 @@ typedef struct {
     MPI_Count sc, rc;
     int rooted, root; /* global gatherv (EB_GATHER): the one buffer to the root; scatterv
                        * (EB_SCATTER): block i from the root to rank i, one receive buffer */
+    const MPI_Datatype *stypes, *rtypes; /* w: each block's datatype (else the call's) */
 } eb_blocks;
 
 enum { EB_ALL, EB_GATHER, EB_SCATTER };

@@ -242,7 +242,8 @@ int Cart_pgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcount, 
     free(wd);
     if (rc != MPI_SUCCESS) return rc;
     if (!w.nbh) { /* global meaning: every rank's partitions straight to the root (early bird) */
-        eb_blocks b = { 1, NULL, recvparts, NULL, recvcounts, NULL, displs, 0, sendparts, 0, sendcount, 0, EB_GATHER, root };
+        eb_blocks b = { .gather = 1, .rparts = recvparts, .rcnt = recvcounts, .rdis = displs, .sp = sendparts,
+                        .sc = sendcount, .rooted = EB_GATHER, .root = root };
         int made = 0;
         rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
         if (made) return rc;
@@ -301,7 +302,8 @@ int Cart_pscatterv_init(const void *sendbuf, const int sendparts[], const MPI_Co
     free(wd);
     if (rc != MPI_SUCCESS) return rc;
     if (!w.nbh) { /* global meaning: the root's partitions straight to their ranks (early bird) */
-        eb_blocks b = { 0, sendparts, NULL, sendcounts, NULL, displs, NULL, 0, 0, recvparts, 0, recvcount, EB_SCATTER, root };
+        eb_blocks b = { .sparts = sendparts, .scnt = sendcounts, .sdis = displs, .rp = recvparts, .rc = recvcount,
+                        .rooted = EB_SCATTER, .root = root };
         int made = 0;
         rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
         if (made) return rc;
@@ -358,7 +360,7 @@ int Cart_pallgatherv_init(const void *sendbuf, int sendparts, MPI_Count sendcoun
     free(wc);
     free(wd);
     if (rc != MPI_SUCCESS) return rc;
-    eb_blocks b = { 1, NULL, recvparts, NULL, recvcounts, NULL, displs, 0, sendparts, 0, sendcount, 0, EB_ALL, 0 };
+    eb_blocks b = { .gather = 1, .rparts = recvparts, .rcnt = recvcounts, .rdis = displs, .sp = sendparts, .sc = sendcount };
     int made = 0;
     rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
     if (made) return rc;
@@ -405,7 +407,7 @@ static int direct_transport(const char *who, const eb_blocks *b, const void *sen
 static int nbh_transport(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
                          Cart_request *inner, int *made, Cart_request *request, pipe_made *pm)
 {
-    eb_blocks b = { a->kind == PL_ALLGATHER, NULL, NULL, NULL, NULL, NULL, NULL, 0, a->sp, a->rp, a->sc, a->rc, EB_ALL, 0 };
+    eb_blocks b = { .gather = a->kind == PL_ALLGATHER, .sp = a->sp, .rp = a->rp, .sc = a->sc, .rc = a->rc };
     int rc = direct_transport(who, &b, a->sendbuf, a->type, a->recvbuf, a->rtype, comm, w, info, 1, inner, made,
                               request);
     if (rc != MPI_SUCCESS || *made) return rc;
@@ -461,7 +463,8 @@ int Cart_palltoallv_init(const void *sendbuf, const int sendparts[], const MPI_C
     free(rcn);
     free(rd);
     if (rc != MPI_SUCCESS) return rc;
-    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 0, 0, 0, 0, 0, EB_ALL, 0 };
+    eb_blocks b = { .sparts = sendparts, .rparts = recvparts, .scnt = sendcounts, .rcnt = recvcounts, .sdis = sdispls,
+                    .rdis = rdispls };
     int made = 0;
     rc = direct_transport(who, &b, sendbuf, sendtype, recvbuf, recvtype, comm, &w, info, 2, &inner, &made, request);
     if (made) return rc;
@@ -490,22 +493,12 @@ int Cart_palltoallw_init(const void *sendbuf, const int sendparts[], const MPI_C
     free(sc);
     free(rcn);
     if (rc != MPI_SUCCESS) return rc;
-    /* the early bird where every block has the same predefined datatype
-     * (byte displacements) */
-    MPI_Datatype ty = MPI_DATATYPE_NULL;
-    int same = !in_place;
-    for (int i = 0; same && i < w.outdeg; i++) {
-        if (ty == MPI_DATATYPE_NULL) ty = sendtypes[i];
-        same = sendtypes[i] == ty;
-    }
-    for (int j = 0; same && j < w.indeg; j++) {
-        if (ty == MPI_DATATYPE_NULL) ty = recvtypes[j];
-        same = recvtypes[j] == ty;
-    }
-    if (ty == MPI_DATATYPE_NULL) ty = MPI_BYTE;
-    eb_blocks b = { 0, sendparts, recvparts, sendcounts, recvcounts, sdispls, rdispls, 1, 0, 0, 0, 0, EB_ALL, 0 };
+    /* the early bird, each block with its datatype (byte displacements) */
+    eb_blocks b = { .sparts = sendparts, .rparts = recvparts, .scnt = sendcounts, .rcnt = recvcounts, .sdis = sdispls,
+                    .rdis = rdispls, .dis_bytes = 1, .stypes = sendtypes, .rtypes = recvtypes };
     int made = 0;
-    rc = direct_transport(who, &b, sendbuf, ty, recvbuf, ty, comm, &w, info, same ? 2 : 0, &inner, &made, request);
+    rc = direct_transport(who, &b, sendbuf, MPI_DATATYPE_NULL, recvbuf, MPI_DATATYPE_NULL, comm, &w, info, 2, &inner,
+                          &made, request);
     if (made) return rc;
     if (in_place) send_none(&s);
     else rc = send_blocks(who, comm, &s, w.outdeg, sendparts, 0);

@@ -47,7 +47,7 @@ typedef struct {
     int *sparts, *rparts; /* per block (v, w; reduce_scatter: partitions[]) */
     MPI_Count *scnt, *rcnt;
     MPI_Aint *sdis, *rdis, *sdisb, *rdisb;
-    MPI_Datatype *types;
+    MPI_Datatype *types, *stypes; /* w: receive and send datatypes per block */
     int *sbuf, *rbuf, *obuf, *want;
     size_t slen, rlen;
 } kase;
@@ -77,6 +77,7 @@ static void setup(kase *k, const ctx *c, int op, mt_rng *g)
     k->sdisb = malloc(sizeof(MPI_Aint) * (size_t)nb);
     k->rdisb = malloc(sizeof(MPI_Aint) * (size_t)nb);
     k->types = malloc(sizeof(MPI_Datatype) * (size_t)nb);
+    k->stypes = malloc(sizeof(MPI_Datatype) * (size_t)nb);
     for (int i = 0; i < nb; i++) {
         /* the same on every process (seeded alike): v blocks agree */
         k->sparts[i] = divisors[mt_uniform(g, 0, 5)];
@@ -85,14 +86,14 @@ static void setup(kase *k, const ctx *c, int op, mt_rng *g)
         k->rcnt[i] = E / k->rparts[i];
         k->sdis[i] = k->rdis[i] = (MPI_Aint)i * E;
         k->sdisb[i] = k->rdisb[i] = (MPI_Aint)i * E * (MPI_Aint)sizeof(int);
-        k->types[i] = MPI_INT;
+        k->types[i] = k->stypes[i] = MPI_INT;
     }
 }
 
 static void teardown(kase *k)
 {
     void *p[] = { k->sbuf, k->rbuf, k->obuf,  k->want,  k->sparts, k->rparts, k->scnt,
-                  k->rcnt, k->sdis, k->rdis,  k->sdisb, k->rdisb, k->types };
+                  k->rcnt, k->sdis, k->rdis,  k->sdisb, k->rdisb, k->types, k->stypes };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++) free(p[i]);
 }
 
@@ -119,7 +120,7 @@ static int pinit(kase *k, const ctx *c, Cart_request *r)
         return Cart_palltoallv_init(s, k->sparts, k->scnt, k->sdis, MPI_INT, b, k->rparts, k->rcnt, k->rdis, MPI_INT,
                                     m, in, r);
     case P_ALLTOALLW:
-        return Cart_palltoallw_init(s, k->sparts, k->scnt, k->sdisb, k->types, b, k->rparts, k->rcnt, k->rdisb,
+        return Cart_palltoallw_init(s, k->sparts, k->scnt, k->sdisb, k->stypes, b, k->rparts, k->rcnt, k->rdisb,
                                     k->types, m, in, r);
     case P_REDUCE: return Cart_preduce_init(s, b, sp, sc, MPI_INT, MPI_SUM, k->root, m, in, r);
     case P_ALLREDUCE: return Cart_pallreduce_init(s, b, sp, sc, MPI_INT, MPI_SUM, m, in, r);
@@ -396,7 +397,10 @@ static int early_op(int op)
 }
 
 /* v/w early cases: every block 2 send and 4 receive partitions, blocks in
- * reversed order in both buffers */
+ * reversed order in both buffers; w sends pairs of ints (a derived
+ * datatype) and receives ints */
+static MPI_Datatype int_pair;
+
 static void early_blocks(kase *k, const ctx *c)
 {
     int nb = c->size > c->outdeg ? c->size : c->outdeg;
@@ -408,6 +412,7 @@ static void early_blocks(kase *k, const ctx *c)
         if (i >= out) k->sdis[i] = 0;
         if (i >= in) k->rdis[i] = 0;
         k->sdisb[i] = k->sdis[i] * (MPI_Aint)sizeof(int), k->rdisb[i] = k->rdis[i] * (MPI_Aint)sizeof(int);
+        if (k->op == P_ALLTOALLW) k->stypes[i] = int_pair, k->scnt[i] = E / 4;
     }
 }
 
@@ -661,6 +666,8 @@ int main(int argc, char **argv)
     mt_rng g, lg;
     mt_seed(&g, 2024, 0);
     mt_seed(&lg, 2024, (uint64_t)mt_rank + 1);
+    MPI_Type_contiguous(2, MPI_INT, &int_pair);
+    MPI_Type_commit(&int_pair);
     if (early) {
         /* every communicator kind (gatherv, scatterv: global meaning only) */
         for (int i = 0; i < 4; i++)
@@ -668,6 +675,7 @@ int main(int argc, char **argv)
                 if (early_op(op) && !(cs[i].nbh && (global_only(op) || op == P_GATHERV || op == P_SCATTERV)))
                     early_case(&cs[i], op, &g);
         for (int i = 0; i < 4; i++) MPI_Comm_free(&cs[i].comm);
+        MPI_Type_free(&int_pair);
         return mt_finish();
     }
     cross_order(&cs[0]);
@@ -677,5 +685,6 @@ int main(int argc, char **argv)
         bad_uses(&cs[i]);
     }
     for (int i = 0; i < 4; i++) MPI_Comm_free(&cs[i].comm);
+    MPI_Type_free(&int_pair);
     return mt_finish();
 }
