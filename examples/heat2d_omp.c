@@ -36,6 +36,12 @@
  * unpacks its halo cells.  The largest change is reduced (OpenMP, then
  * MPI_Allreduce) and the iteration stops below the tolerance.
  *
+ * --datatypes exchanges straight from and into the matrices, no packing:
+ * Cart_palltoallw_init with a row of doubles for the up and down blocks and
+ * a column (one double resized to a row's extent, n of them) for the left
+ * and right ones, so partition h of a column block is again thread h's
+ * border; two requests, one per matrix of the Jacobi pair.
+ *
  * --join runs the same iteration with a persistent Cart_alltoall_init
  * started after the threads have joined (the usual fork-join halo
  * exchange), to compare the answers and the times.
@@ -46,13 +52,14 @@
  * program exits with status 1.
  *
  *   mpirun -n 4 heat2d_omp [-t threads] [-n tile] [-i max_iterations]
- *                          [-e tolerance] [--multiple] [--join]
+ *                          [-e tolerance] [--multiple] [--join] [--datatypes]
  *                          [--no-check] [--inject-fault]
  *
  *   -t              OpenMP threads (default: omp_get_max_threads()); the
  *                   tile size n must be a multiple of it
  *   --multiple      MPI_Init_thread with MPI_THREAD_MULTIPLE (default
  *                   MPI_THREAD_FUNNELED)
+ *   --datatypes     Cart_palltoallw_init on the matrices (no packing)
  *   --inject-fault  test switch: swap the up and down offsets of the
  *                   neighbourhood given to Cart_neighborhood_create; the
  *                   check must fail
@@ -123,7 +130,7 @@ static double *serial(int GR, int GC, int maxit, double tol, int *iters)
 
 /* What the steps of main share. */
 typedef struct heat {
-    int n, nt, maxit, multiple, join, check, fault; /* the options */
+    int n, nt, maxit, multiple, join, check, fault, dtypes; /* the options */
     double tol;
     int size, me, dims[2], coords[2]; /* this process's tile on the mesh */
     int GR, GC, w;                    /* the plate; the matrix row length */
@@ -131,6 +138,8 @@ typedef struct heat {
     int src[T], dst[T];       /* neighbour ranks (MPI_PROC_NULL off the mesh) */
     double *sbuf, *rbuf;      /* T packed blocks of n cells each */
     Cart_request req;         /* the partitioned (or, --join, persistent) exchange */
+    Cart_request wreq[2];     /* --datatypes: the exchange on matrix 0, 1 */
+    MPI_Datatype col;         /* --datatypes: one cell of a column (a row's extent) */
     double *u[2], diff, time; /* the matrices, last change, seconds */
     int it, cur;              /* iterations done, current matrix */
 } heat;
@@ -138,7 +147,7 @@ typedef struct heat {
 static int options(heat *h, int argc, char **argv)
 {
     h->n = 48, h->nt = omp_get_max_threads(), h->maxit = 500, h->tol = 1e-4;
-    h->multiple = h->join = h->fault = 0, h->check = 1;
+    h->multiple = h->join = h->fault = h->dtypes = 0, h->check = 1;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "-n") && a + 1 < argc) h->n = atoi(argv[++a]);
         else if (!strcmp(argv[a], "-t") && a + 1 < argc) h->nt = atoi(argv[++a]);
@@ -146,11 +155,12 @@ static int options(heat *h, int argc, char **argv)
         else if (!strcmp(argv[a], "-e") && a + 1 < argc) h->tol = atof(argv[++a]);
         else if (!strcmp(argv[a], "--multiple")) h->multiple = 1;
         else if (!strcmp(argv[a], "--join")) h->join = 1;
+        else if (!strcmp(argv[a], "--datatypes")) h->dtypes = 1;
         else if (!strcmp(argv[a], "--no-check")) h->check = 0;
         else if (!strcmp(argv[a], "--inject-fault")) h->fault = 1;
         else return 0;
     }
-    return h->n >= 1 && h->nt >= 1 && h->n % h->nt == 0 && h->maxit >= 1 && h->tol > 0;
+    return h->n >= 1 && h->nt >= 1 && h->n % h->nt == 0 && h->maxit >= 1 && h->tol > 0 && !(h->join && h->dtypes);
 }
 
 /* The 5-point neighbourhood on a non-periodic mesh of all processes. */
@@ -206,12 +216,13 @@ static void pack(heat *h, const double *b, int th, Cart_request req)
 {
     int n = h->n, w = h->w, nt = h->nt, r0, r1;
     stripe(h, th, &r0, &r1);
-    for (int i = r0; i <= r1; i++) {
+    for (int i = r0; i <= r1 && !h->dtypes; i++) { /* (--datatypes: the matrix is the buffer) */
         h->sbuf[2 * n + (i - 1)] = b[(size_t)i * w + 1]; /* left column */
         h->sbuf[3 * n + (i - 1)] = b[(size_t)i * w + n]; /* right column */
     }
-    if (th == 0) memcpy(h->sbuf, b + (size_t)w + 1, sizeof(double) * (size_t)n); /* top row */
-    if (th == nt - 1) memcpy(h->sbuf + n, b + (size_t)n * w + 1, sizeof(double) * (size_t)n); /* bottom row */
+    if (th == 0 && !h->dtypes) memcpy(h->sbuf, b + (size_t)w + 1, sizeof(double) * (size_t)n); /* top row */
+    if (th == nt - 1 && !h->dtypes)
+        memcpy(h->sbuf + n, b + (size_t)n * w + 1, sizeof(double) * (size_t)n); /* bottom row */
     if (req == CART_REQUEST_NULL) return;
     /* partition k of block i is number i * nt + k */
     Cart_pready(2 * nt + th, req);
@@ -234,6 +245,33 @@ static void unpack(heat *h, double *b, int th)
         memcpy(b + (size_t)(n + 1) * w + 1, h->rbuf, sizeof(double) * (size_t)n);
 }
 
+/* --datatypes: the exchange on each matrix, from its border rows and
+ * columns into its halo (byte displacements from the matrix): blocks up,
+ * down, left, right send row 1, row n, column 1, column n and receive into
+ * the halo row below, the halo row above, the right and the left halo
+ * column; nt partitions per block (partition h of a column: thread h's
+ * rows). */
+static int plan_datatypes(heat *h)
+{
+    int n = h->n, w = h->w, nt = h->nt, parts[T];
+    MPI_Type_create_resized(MPI_DOUBLE, 0, (MPI_Aint)w * (MPI_Aint)sizeof(double), &h->col);
+    MPI_Type_commit(&h->col);
+    MPI_Count cnt[T];
+    MPI_Aint sd[T], rd[T];
+    MPI_Datatype ty[T] = { MPI_DOUBLE, MPI_DOUBLE, h->col, h->col };
+    const size_t cell[2][T] = { { (size_t)w + 1, (size_t)n * w + 1, (size_t)w + 1, (size_t)w + n },
+                                { (size_t)(n + 1) * w + 1, 1, (size_t)w + n + 1, (size_t)w } };
+    for (int i = 0; i < T; i++) {
+        parts[i] = nt, cnt[i] = n / nt;
+        sd[i] = (MPI_Aint)(cell[0][i] * sizeof(double)), rd[i] = (MPI_Aint)(cell[1][i] * sizeof(double));
+    }
+    int rc = MPI_SUCCESS;
+    for (int m = 0; m < 2 && rc == MPI_SUCCESS; m++)
+        rc = Cart_palltoallw_init(h->u[m], parts, cnt, sd, ty, h->u[m], parts, cnt, rd, ty, h->cart, MPI_INFO_NULL,
+                                  &h->wreq[m]);
+    return rc;
+}
+
 /* Jacobi iterations until the largest change falls below the tolerance. */
 static void iterate(heat *h)
 {
@@ -241,6 +279,7 @@ static void iterate(heat *h)
     double t0 = MPI_Wtime();
     for (;;) {
         double *a = h->u[h->cur], *b = h->u[1 - h->cur], diff = 0.0;
+        if (h->dtypes) h->req = h->wreq[1 - h->cur]; /* the exchange on b */
         if (!h->join) Cart_start(&h->req);
 #pragma omp parallel num_threads(h->nt) reduction(max : diff)
         {
@@ -253,7 +292,7 @@ static void iterate(heat *h)
 #pragma omp master
                 Cart_wait(&h->req); /* the main thread drives the exchange */
 #pragma omp barrier
-                unpack(h, b, th);
+                if (!h->dtypes) unpack(h, b, th); /* (--datatypes: the halo arrived in place) */
             }
         }
         if (h->join) { /* fork-join: the exchange after the threads have joined */
@@ -313,7 +352,7 @@ int main(int argc, char **argv)
     if (!parsed) {
         if (!rank)
             fprintf(stderr, "usage: heat2d_omp [-t threads] [-n tile, a multiple of threads] [-i max_iterations] "
-                            "[-e tolerance > 0] [--multiple] [--join] [--no-check] [--inject-fault]\n");
+                            "[-e tolerance > 0] [--multiple] [--join | --datatypes] [--no-check] [--inject-fault]\n");
         MPI_Finalize();
         return 2;
     }
@@ -331,6 +370,8 @@ int main(int argc, char **argv)
     int n = h.n, rc;
     if (h.join)
         rc = Cart_alltoall_init(h.sbuf, n, MPI_DOUBLE, h.rbuf, n, MPI_DOUBLE, h.cart, MPI_INFO_NULL, &h.req);
+    else if (h.dtypes)
+        rc = plan_datatypes(&h);
     else
         rc = Cart_palltoall_init(h.sbuf, h.nt, n / h.nt, MPI_DOUBLE, h.rbuf, h.nt, n / h.nt, MPI_DOUBLE, h.cart,
                                  MPI_INFO_NULL, &h.req);
@@ -348,12 +389,20 @@ int main(int argc, char **argv)
                "5-point Jacobi, halo by %s%s: %d iterations, last change %.3g; ",
                !h.check ? "UNCHECKED" : bad ? "FAIL" : "PASS", h.size, h.dims[0], h.dims[1], h.nt,
                provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_FUNNELED", h.n, h.n, h.GR, h.GC,
-               h.join ? "Cart_alltoall_init after the join" : "Cart_palltoall_init, threads marking their stripes",
+               h.join     ? "Cart_alltoall_init after the join"
+               : h.dtypes ? "Cart_palltoallw_init on the matrices, threads marking their stripes"
+                          : "Cart_palltoall_init, threads marking their stripes",
                h.fault ? ", FAULT INJECTED" : "", h.it, h.diff);
         if (h.check) printf("%s the serial solver (max difference %.3g); ", bad ? "DIFFERS FROM" : "matches", maxerr);
         printf("%.2f us per iteration\n", 1e6 * h.time / h.it);
     }
-    Cart_request_free(&h.req);
+    if (h.dtypes) {
+        Cart_request_free(&h.wreq[0]);
+        Cart_request_free(&h.wreq[1]);
+        MPI_Type_free(&h.col);
+    } else {
+        Cart_request_free(&h.req);
+    }
     MPI_Comm_free(&h.cart);
     free(h.u[0]), free(h.u[1]), free(h.sbuf), free(h.rbuf);
     MPI_Finalize();
