@@ -888,8 +888,10 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     CARTCOLL_OVERHEAD or built-in defaults where there is no
  *     neighbourhood); with a single slice the whole-buffer transport below
  *     runs instead.  The same for bcast, gather, scatter, reduce,
- *     allreduce, scan and exscan with global meaning (plain
- *     communicators): there slice s
+ *     allreduce, scan, exscan and reduce_scatter_block with global
+ *     meaning (plain communicators; reduce_scatter_block copies a slice's
+ *     chunk of every block into contiguous send data, planned at _init, as
+ *     the slice starts): there slice s
  *     is MPI's own collective on partition group s, on a duplicate of
  *     the communicator made at _init for this request alone (so slices
  *     that marking threads or progress start at any moment never meet

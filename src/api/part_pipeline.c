@@ -59,6 +59,9 @@ static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, 
         return Cart_scatterv_init(a->sendbuf, cnt, sd, a->type, rb, count, a->rtype, a->root, comm, info, out);
     case PL_REDUCE:
         return Cart_reduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, a->root, comm, info, out);
+    case PL_RSB: /* this slice's chunks of every block, gathered at its start */
+        return Cart_reduce_scatter_block_init(a->pack + (MPI_Aint)(off / (count > 0 ? count : 1)) * nb * count * ext,
+                                              rb, count, a->type, a->op, comm, info, out);
     case PL_SCAN: return Cart_scan_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
     case PL_EXSCAN: return Cart_exscan_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
     default: return Cart_allreduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
@@ -93,7 +96,8 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
     MPI_Comm agree = global ? comm : w->cs->priv; /* global: MPI's collectives run on comm itself */
     int alg = cc_part_asked_algorithm(info, w, who), nb = w->outdeg > w->indeg ? w->outdeg : w->indeg;
     int scatter = a->kind == PL_SCATTER, root = w->rank == a->root;
-    int blocks = a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER || a->kind == PL_GATHER || scatter;
+    int rsb = a->kind == PL_RSB;
+    int blocks = a->kind == PL_ALLTOALL || a->kind == PL_ALLGATHER || a->kind == PL_GATHER || scatter || rsb;
     /* the send side's partitions: scatter's are the root's alone */
     int knows = !scatter || root;
     long long block = knows ? (long long)a->sp * a->sc : (long long)a->rp * a->rc;
@@ -150,7 +154,11 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
     Cart_request *sl = cc_alloc_array((size_t)n, sizeof(Cart_request));
     int *cnt = cc_alloc_array((size_t)nb + 1, sizeof(int)), *sd = cc_alloc_array((size_t)nb + 1, sizeof(int));
     int *rd = cc_alloc_array((size_t)nb + 1, sizeof(int));
-    int rc = sl && cnt && sd && rd ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    /* reduce_scatter_block: contiguous send data for every slice (filled
+     * as each starts) */
+    char *pack = rsb ? cc_alloc_array((size_t)nb * (size_t)block + 1, (size_t)ext) : NULL;
+    b.pack = pack;
+    int rc = sl && cnt && sd && rd && (pack || !rsb) ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     /* global meaning: the slices are MPI's collectives, which marking
      * threads may start at any moment: on a duplicate of their own they
      * meet neither the program's collectives nor other requests' slices
@@ -171,11 +179,13 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
     if (rc != MPI_SUCCESS) { /* (raised by the collective, or out of memory here) */
         for (int k = 0; k < made; k++) Cart_request_free(&sl[k]);
         free(sl);
+        free(pack);
         if (own != MPI_COMM_NULL) MPI_Comm_free(&own);
         if (rc == MPI_ERR_OTHER) return cc_error(comm, rc, "%s: MPI_Comm_dup failed", who);
         return rc == MPI_ERR_NO_MEM ? cc_error(comm, rc, "%s: out of memory", who) : rc;
     }
-    *pm = (pipe_made){ .sl = sl, .n = n, .g = g, .ordered = global, .sc = sc, .comm = own };
+    *pm = (pipe_made){ .sl = sl, .n = n, .g = g, .ordered = global, .sc = sc, .comm = own, .pack = pack, .pnb = nb,
+                       .pcb = (size_t)(g * sc) * (size_t)ext, .pbb = (size_t)block * (size_t)ext };
     return MPI_SUCCESS;
 }
 
@@ -188,16 +198,21 @@ int cc_part_attach_slices(const char *who, MPI_Comm comm, int rc, Cart_request *
     if (rc != MPI_SUCCESS) {
         for (int k = 0; k < pm->n; k++) Cart_request_free(&pm->sl[k]);
         if (pm->comm != MPI_COMM_NULL) MPI_Comm_free(&pm->comm);
+        free(pm->pack);
     } else if (cc_part_pipeline(*request, pm->sl, pm->n, pm->g, (int)(pm->g * pm->sc),
                                 a->recv ? (int)(a->rp * a->rc) : 1, a->recv ? (int)a->rc : 1, pm->ordered,
                                 pm->comm) != MPI_SUCCESS) {
+        free(pm->pack);
         cc_request_destroy(*request);
         *request = CART_REQUEST_NULL;
         rc = cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory", who);
-    } else if ((*request)->part->multiple) {
+    } else {
+        cc_part *p = (*request)->part;
+        p->pack = pm->pack, p->pack_nb = pm->pnb, p->pack_cb = pm->pcb, p->pack_bb = pm->pbb;
+        if (pm->pack) p->sbase = a->sendbuf;
         /* slices must move while the threads compute: the progress thread
          * (asleep while no operation is active) drives them */
-        cc_progress_async_start();
+        if (p->multiple) cc_progress_async_start();
     }
     free(pm->sl);
     pm->sl = NULL;

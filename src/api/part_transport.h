@@ -26,7 +26,7 @@ typedef struct {
 
 /* ---- pipelined slices (part_pipeline.c) -------------------------------- */
 
-enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_SCATTER, PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN };
+enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_SCATTER, PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN, PL_RSB };
 
 /* A pipelined operation: this process's side of the collective. */
 typedef struct {
@@ -41,6 +41,7 @@ typedef struct {
     MPI_Count rc;          /* elements per receive partition */
     MPI_Datatype rtype;
     MPI_Op op;
+    char *pack;            /* reduce_scatter_block: the slices' contiguous send data (set here) */
 } pipe_args;
 
 /* The slices made: n requests of g send partitions of sc elements each
@@ -51,6 +52,10 @@ typedef struct {
     MPI_Count sc;
     MPI_Comm comm; /* global meaning: the slices' own duplicate (MPI's collectives started by
                     * marking threads meet no other collective there), else MPI_COMM_NULL */
+    char *pack;    /* reduce_scatter_block: nb chunks of pcb bytes per slice, gathered from
+                    * the send blocks (pbb bytes apart) as the slice starts; else NULL */
+    int pnb;
+    size_t pcb, pbb;
 } pipe_made;
 
 /* ---- the early bird (part_early.c) ------------------------------------ */

@@ -187,8 +187,8 @@ int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype
     rc = Cart_bcast_init(buffer, n, datatype, root, comm, info, &inner);
     /* pipelined on neighbourhoods: partitions along the trees one behind the other */
     pipe_args a = { PL_BCAST, root, buffer, buffer, partitions, count, datatype, w.rank != root, partitions, count,
-                    datatype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
+                    datatype, MPI_OP_NULL, NULL };
+    pipe_made pm = { .g = 1, .comm = MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     if (w.rank == root) send_whole(&s, partitions, w.outdeg), recv_none(&s);
     else send_none(&s), recv_whole(&s, partitions, w.indeg);
@@ -211,8 +211,8 @@ int Cart_pgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount, M
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_gather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
     pipe_args a = { PL_GATHER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, here, recvparts, recvcount,
-                    recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
+                    recvtype, MPI_OP_NULL, NULL };
+    pipe_made pm = { .g = 1, .comm = MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     if (in_place) send_none(&s);
     else send_whole(&s, sendparts, w.nbh ? w.outdeg : 1), s.only_dest = w.nbh ? -1 : root;
@@ -270,8 +270,8 @@ int Cart_pscatter_init(const void *sendbuf, int sendparts, MPI_Count sendcount, 
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_scatter_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, root, comm, info, &inner);
     pipe_args a = { PL_SCATTER, root, sendbuf, recvbuf, sendparts, sendcount, sendtype, !in_place, recvparts, recvcount,
-                    recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
+                    recvtype, MPI_OP_NULL, NULL };
+    pipe_made pm = { .g = 1, .comm = MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     if (here && rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.outdeg, NULL, sendparts);
     else send_none(&s);
@@ -332,8 +332,8 @@ int Cart_pallgather_init(const void *sendbuf, int sendparts, MPI_Count sendcount
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_allgather_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLGATHER, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount,
-                    recvtype, MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
+                    recvtype, MPI_OP_NULL, NULL };
+    pipe_made pm = { .g = 1, .comm = MPI_COMM_NULL };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -429,8 +429,8 @@ int Cart_palltoall_init(const void *sendbuf, int sendparts, MPI_Count sendcount,
     /* the collective's own checks, and the general transport */
     rc = Cart_alltoall_init(sendbuf, ns, sendtype, recvbuf, nr, recvtype, comm, info, &inner);
     pipe_args a = { PL_ALLTOALL, 0, sendbuf, recvbuf, sendparts, sendcount, sendtype, 1, recvparts, recvcount, recvtype,
-                    MPI_OP_NULL };
-    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
+                    MPI_OP_NULL, NULL };
+    pipe_made pm = { .g = 1, .comm = MPI_COMM_NULL };
     int made = 0;
     if (rc == MPI_SUCCESS) rc = nbh_transport(who, &a, comm, &w, info, &inner, &made, request, &pm);
     if (made) return rc;
@@ -531,8 +531,8 @@ static int reduction(const char *who, const void *sendbuf, void *recvbuf, int pa
      * as soon as it is reduced */
     static const int kinds[4] = { PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN };
     pipe_args a = { kinds[which], root, sendbuf, recvbuf, partitions, count, datatype, here, partitions, count,
-                    datatype, op };
-    pipe_made pm = { NULL, 0, 1, 0, 0, MPI_COMM_NULL };
+                    datatype, op, NULL };
+    pipe_made pm = { .g = 1, .comm = MPI_COMM_NULL };
     if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     /* in place, the send data is the receive buffer: ready at the start */
     if (sendbuf == MPI_IN_PLACE && here) send_none(&s);
@@ -582,10 +582,17 @@ int Cart_preduce_scatter_block_init(const void *sendbuf, void *recvbuf, int part
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
     rc = Cart_reduce_scatter_block_init(sendbuf, recvbuf, n, datatype, op, comm, info, &inner);
+    /* pipelined: slice s reduces partitions s of every block, gathered into
+     * contiguous send data as the slice starts */
+    pipe_args a = { PL_RSB, 0, sendbuf, recvbuf, partitions, recvcount, datatype, 1, partitions, recvcount,
+                    datatype, op, NULL };
+    pipe_made pm = { .g = 1, .comm = MPI_COMM_NULL };
+    if (rc == MPI_SUCCESS) rc = cc_part_slices(who, &a, comm, &w, info, &pm);
     if (sendbuf == MPI_IN_PLACE) send_none(&s);
     else if (rc == MPI_SUCCESS) rc = send_blocks(who, comm, &s, w.size, NULL, partitions);
     recv_whole(&s, partitions, w.size);
-    return finish(who, comm, rc, inner, &s, request);
+    rc = finish(who, comm, rc, inner, &s, request);
+    return cc_part_attach_slices(who, comm, rc, request, &pm, &a);
 }
 
 int Cart_preduce_scatter_init(const void *sendbuf, void *recvbuf, const int partitions[],

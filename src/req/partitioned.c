@@ -17,6 +17,7 @@ void cc_part_free(cc_part *p)
     cc_request_destroy(p->inner);
     for (int k = 0; k < p->nslice; k++) cc_request_destroy(p->slice[k]);
     free(p->slice);
+    free(p->pack);
     free(p->scount);
     free(p->sstate);
     if (p->direct) {
@@ -143,6 +144,9 @@ static int start_slices(Cart_request r)
             continue;
         }
         atomic_store(&p->sstate[k], 1);
+        for (int i = 0; p->pack && i < p->pack_nb; i++) /* its chunks of every block, contiguous */
+            memcpy(p->pack + ((size_t)k * (size_t)p->pack_nb + (size_t)i) * p->pack_cb,
+                   p->sbase + (size_t)i * p->pack_bb + (size_t)k * p->pack_cb, p->pack_cb);
         int rc = cc_request_start(p->slice[k]);
         if (rc != MPI_SUCCESS) {
             if (r->error == MPI_SUCCESS) r->error = rc;

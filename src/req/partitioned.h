@@ -113,6 +113,11 @@ typedef struct cc_part {
     int nsdone;             /* complete slices (advanced by the request's holder only) */
     int selems;             /* elements of one slice of a block */
     int sordered;           /* slices start in order (MPI's collectives: the same order everywhere) */
+    char *pack;             /* reduce_scatter_block: slice k's send data, pack_nb chunks of
+                             * pack_cb bytes at pack + k * pack_nb * pack_cb, copied from sbase
+                             * (blocks pack_bb bytes apart) as the slice starts; else NULL */
+    int pack_nb;
+    size_t pack_cb, pack_bb;
 } cc_part;
 
 /* Life cycle, called from request.c for a request with r->part. */

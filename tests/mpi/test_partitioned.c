@@ -393,7 +393,7 @@ static int early_op(int op)
 {
     return op == P_BCAST || op == P_GATHER || op == P_SCATTER || op == P_ALLGATHER || op == P_ALLTOALL ||
            op == P_REDUCE || op == P_ALLREDUCE || op == P_ALLGATHERV || op == P_ALLTOALLV || op == P_ALLTOALLW ||
-           op == P_SCAN || op == P_EXSCAN || op == P_GATHERV || op == P_SCATTERV;
+           op == P_SCAN || op == P_EXSCAN || op == P_GATHERV || op == P_SCATTERV || op == P_RSB;
 }
 
 /* v/w early cases: every block 2 send and 4 receive partitions, blocks in
