@@ -18,7 +18,9 @@
  * Cart_pallreduce_init, each algorithm, on the neighbourhood -- there also
  * Cart_pallgather_init; the early bird, and the pipelined slices of
  * allreduce and of combining schedules -- and with global meaning on a
- * plain duplicate of MPI_COMM_WORLD): from Cart_start through Cart_pready*,
+ * plain duplicate of MPI_COMM_WORLD, there also
+ * Cart_preduce_scatter_block_init, whose slices copy their send data
+ * together as they start): from Cart_start through Cart_pready*,
  * Cart_parrived and Cart_wait, no allocation and no MPI object, 4 cycles.
  * (Global meaning is MPI's persistent collective, MPI_X_init or Open MPI's
  * MPIX_X_init; an MPI-3 library without that extension would start a
@@ -336,6 +338,8 @@ static void part4(MPI_Comm comm, int t, const char *cname, int gather)
         r[2] = CART_REQUEST_NULL;
         if (rc == MPI_SUCCESS && gather)
             rc = Cart_pallgather_init(sr, P, C, MPI_INT, rg, P, C, MPI_INT, comm, info, &r[2]);
+        else if (rc == MPI_SUCCESS) /* global: reduce_scatter_block's slices gather their chunks at the start */
+            rc = Cart_preduce_scatter_block_init(sb, rg, P, C, MPI_INT, MPI_SUM, comm, info, &r[2]);
         mt_info_free(&info);
         MT_CHECK(rc == MPI_SUCCESS, "part 4, %s: init failed", cname);
         if (rc != MPI_SUCCESS) break;
@@ -343,14 +347,12 @@ static void part4(MPI_Comm comm, int t, const char *cname, int gather)
             for (int i = 0; i < P * C; i++) sr[i] = mt_rank + it;
             int flag = 0;
             window_open();
-            for (int q = 0; q < 2 + gather; q++) {
+            for (int q = 0; q < 3; q++) {
                 rc |= Cart_start(&r[q]);
-                rc |= Cart_pready_range(0, q ? P - 1 : n * P - 1, r[q]);
+                rc |= Cart_pready_range(0, q == 1 || (q == 2 && gather) ? P - 1 : n * P - 1, r[q]);
             }
             while (!flag && rc == MPI_SUCCESS) rc = Cart_parrived(r[1], P - 1, &flag);
-            rc |= Cart_wait(&r[0]);
-            rc |= Cart_wait(&r[1]);
-            if (gather) rc |= Cart_wait(&r[2]);
+            for (int q = 0; q < 3; q++) rc |= Cart_wait(&r[q]);
             window_close();
             n_windows++;
             MT_CHECK(rc == MPI_SUCCESS, "part 4, %s, %s: failed", cname, mt_alg_name[a]);
@@ -359,9 +361,7 @@ static void part4(MPI_Comm comm, int t, const char *cname, int gather)
             MT_CHECK(ip_objects == 0, "part 4, %s, %s, cycle %d: %ld MPI objects created (last: %s)", cname,
                      mt_alg_name[a], it + 1, ip_objects, ip_last_object);
         }
-        Cart_request_free(&r[0]);
-        Cart_request_free(&r[1]);
-        if (gather) Cart_request_free(&r[2]);
+        for (int q = 0; q < 3; q++) Cart_request_free(&r[q]);
     }
     free(sb);
     free(rb);
