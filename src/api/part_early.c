@@ -7,16 +7,14 @@
 
 #include "base/errors.h"
 #include "base/mpi_compat.h"
-#include "base/options.h"
 #include "bind/typemap.h"
 #include "choose/choose.h"
 #include "req/partitioned.h"
 #include "req/request.h"
+#include "topo/comm.h"
 #include "util/alloc.h"
 
-#include <limits.h>
 #include <stdlib.h>
-
 
 static int eb_sp(const eb_blocks *b, int i) { return b->sparts && !b->gather ? b->sparts[i] : b->sp; }
 static long long eb_sc(const eb_blocks *b, int i) { return b->scnt && !b->gather ? b->scnt[i] : b->sc; }
@@ -84,58 +82,81 @@ int cc_part_aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
     return 1;
 }
 
+/* What the early bird knows of one send block (out) and one receive block
+ * (in): its edge (rank, tag number: edge_tags), datatype, extent and size,
+ * and the block's message count and bytes (msg: sent to the receiver, or
+ * received from the sender).  out also has its aggregation g. */
+typedef struct {
+    int rank, tag, g, size;
+    MPI_Datatype t;
+    MPI_Aint ext;
+    long long msg[2];
+} eb_side;
+
+/* Number the k-th repeat of each rank in r (n blocks) k: MPI's rule for
+ * repeated graph edges (the k-th edge between two processes meets the
+ * k-th).  Returns one more than the largest number. */
+static int repeat_numbers(eb_side *r, int n)
+{
+    int most = 0;
+    for (int i = 0; i < n; i++) {
+        r[i].tag = 0;
+        for (int k = 0; k < i; k++) r[i].tag += r[k].rank == r[i].rank;
+        if (r[i].tag >= most) most = r[i].tag + 1;
+    }
+    return most;
+}
+
 /* Which edge a block travels on, as both of its ends number it (tags are
- * edge * M + message): stag[u] for send block u, rtag[v] for receive
- * block v, and the ranks dst[u], src[v] (MPI_PROC_NULL: none).  Global
- * meaning: the sender's rank (the receiver's block number).  Cartesian
- * neighbourhoods (Cart_neighborhood_create, MPI_Cart_create, detected
- * graphs): the offset i the block is sent along, which arrives as offset
- * i (through the caller's block permutations).  Other graphs: the k-th
- * edge between two processes meets the k-th (MPI's rule for repeated
- * edges).  Returns the number of edge numbers used (the tags' span), or
- * -1 where a block has no edge. */
-static int edge_tags(const where *w, const eb_blocks *b, int tin, int tout, int *src, int *dst, int *stag,
-                     int *rtag)
+ * edge * M + message), and its rank (MPI_PROC_NULL: none): out[u] for
+ * send block u, in[v] for receive block v.  Global meaning: the sender's
+ * rank (the receiver's block number).  Cartesian neighbourhoods
+ * (Cart_neighborhood_create, MPI_Cart_create, detected graphs): the offset
+ * i the block is sent along, which arrives as offset i (through the
+ * caller's block permutations).  Other graphs: repeat_numbers.  Returns
+ * the number of edge numbers used (the tags' span), or -1 where a block
+ * has no edge. */
+static int edge_tags(const where *w, const eb_blocks *b, int tin, int tout, eb_side *in, eb_side *out)
 {
     if (b->rooted) { /* global gatherv, scatterv: one edge between the root and each rank */
-        for (int i = 0; i < tout; i++) dst[i] = b->rooted == EB_GATHER ? b->root : i, stag[i] = 0;
-        for (int j = 0; j < tin; j++) src[j] = b->rooted == EB_SCATTER ? b->root : j, rtag[j] = 0;
+        for (int i = 0; i < tout; i++) out[i].rank = b->rooted == EB_GATHER ? b->root : i, out[i].tag = 0;
+        for (int j = 0; j < tin; j++) in[j].rank = b->rooted == EB_SCATTER ? b->root : j, in[j].tag = 0;
         return 1;
     }
     if (!w->nbh) {
-        for (int i = 0; i < tout; i++) dst[i] = i, stag[i] = w->rank;
-        for (int j = 0; j < tin; j++) src[j] = j, rtag[j] = j;
+        for (int i = 0; i < tout; i++) out[i].rank = i, out[i].tag = w->rank;
+        for (int j = 0; j < tin; j++) in[j].rank = in[j].tag = j;
         return w->size;
     }
     cc_nbh *n = w->cs->nbh;
     cc_edges e;
     if (cc_nbh_edges(n, &e) != CC_OK || e.indeg != tin || e.outdeg != tout) return -1;
-    for (int i = 0; i < tout; i++) dst[i] = e.dst[i] == CC_NONE ? MPI_PROC_NULL : e.dst[i], stag[i] = -1;
-    for (int j = 0; j < tin; j++) src[j] = e.src[j] == CC_NONE ? MPI_PROC_NULL : e.src[j], rtag[j] = -1;
+    for (int i = 0; i < tout; i++) out[i].rank = e.dst[i] == CC_NONE ? MPI_PROC_NULL : e.dst[i], out[i].tag = -1;
+    for (int j = 0; j < tin; j++) in[j].rank = e.src[j] == CC_NONE ? MPI_PROC_NULL : e.src[j], in[j].tag = -1;
     if (n->graph) {
-        int most = 0;
-        for (int i = 0; i < tout; i++) {
-            stag[i] = 0;
-            for (int k = 0; k < i; k++) stag[i] += dst[k] == dst[i];
-            if (stag[i] >= most) most = stag[i] + 1;
-        }
-        for (int j = 0; j < tin; j++) {
-            rtag[j] = 0;
-            for (int k = 0; k < j; k++) rtag[j] += src[k] == src[j];
-            if (rtag[j] >= most) most = rtag[j] + 1;
-        }
-        return most;
+        int a = repeat_numbers(out, tout), c = repeat_numbers(in, tin);
+        return a > c ? a : c;
     }
     for (int i = 0; i < n->t; i++) {
         int si = n->sperm ? n->sperm[i] : i, ri = n->rperm ? n->rperm[i] : i;
-        if (si >= 0 && si < tout) stag[si] = i;
-        if (ri >= 0 && ri < tin) rtag[ri] = i;
+        if (si >= 0 && si < tout) out[si].tag = i;
+        if (ri >= 0 && ri < tin) in[ri].tag = i;
     }
     for (int i = 0; i < tout; i++)
-        if (stag[i] < 0) return -1;
+        if (out[i].tag < 0) return -1;
     for (int j = 0; j < tin; j++)
-        if (rtag[j] < 0) return -1;
+        if (in[j].tag < 0) return -1;
     return n->t;
+}
+
+/* A block's datatype (w: its own), extent and size; a block of nothing is
+ * not asked.  Returns 0 where MPI fails. */
+static int side_type(eb_side *s, MPI_Datatype t, long long elements)
+{
+    MPI_Aint lb;
+    s->t = t, s->ext = 1, s->size = 1;
+    return elements <= 0 || (MPI_Type_get_extent(t, &lb, &s->ext) == MPI_SUCCESS &&
+                             MPI_Type_size(t, &s->size) == MPI_SUCCESS);
 }
 
 /* One persistent message per group of g adjacent send partitions of block
@@ -151,73 +172,48 @@ static int edge_tags(const where *w, const eb_blocks *b, int tin, int tout, int 
  * and cut into equal messages of whole receive elements, when every
  * process qualifies; else *made = 0 and the caller takes the general
  * transport.  Collective. */
-#define FREE_ALL()                                                                                              \
-    (free(src), free(dst), free(stag), free(rtag), free(g), free(mine2), free(theirs), free(x), free(soff), free(roff), \
-     free(st), free(rt), free(sext), free(rext), free(ssz), free(rsz))
-
 int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf, MPI_Datatype type, void *recvbuf,
-                      MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
-                      Cart_request *request)
+                       MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
+                       Cart_request *request)
 {
     *made = 0;
     int tin = w->indeg, tout = w->outdeg, gather = b->gather, me = w->rank, here = me == b->root;
     if (b->rooted == EB_GATHER) tout = 1, tin = here ? w->size : 0;
     if (b->rooted == EB_SCATTER) tout = here ? w->size : 0, tin = 1;
     const cc_nbh *n = w->cs ? w->cs->nbh : NULL;
-    void *ub = NULL;
-    int has_ub = 0;
-    (void)MPI_Comm_get_attr(comm, MPI_TAG_UB, &ub, &has_ub);
-    long long tag_ub = has_ub && ub ? *(int *)ub : 32767;
     /* buffers given, not in place (rooted: the significant ones) */
     int ok = wanted && (!w->nbh || (n && !b->rooted));
     if (b->rooted == EB_GATHER) ok = ok && sendbuf != MPI_IN_PLACE && (!here || recvbuf);
     else if (b->rooted == EB_SCATTER) ok = ok && recvbuf != MPI_IN_PLACE && (!here || sendbuf);
     else ok = ok && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE;
-    int *src = malloc(sizeof(int) * ((size_t)tin + 1)), *dst = malloc(sizeof(int) * ((size_t)tout + 1));
-    int *stag = malloc(sizeof(int) * ((size_t)tout + 1)), *rtag = malloc(sizeof(int) * ((size_t)tin + 1));
-    int *g = malloc(sizeof(int) * ((size_t)tout + 1));
-    long long *mine2 = malloc(sizeof(long long) * 2 * ((size_t)tout + 1));
-    long long *theirs = malloc(sizeof(long long) * 2 * ((size_t)tin + 1));
+    eb_side *out = cc_alloc_zarray((size_t)tout + 1, sizeof(eb_side)), *in = cc_alloc_zarray((size_t)tin + 1, sizeof(eb_side));
     MPI_Request *x = malloc(sizeof(MPI_Request) * ((size_t)tin + (size_t)tout + 1));
     int *soff = malloc(sizeof(int) * ((size_t)tout + 1)), *roff = malloc(sizeof(int) * ((size_t)tin + 1));
-    /* each block's datatype, extent and size (a block of nothing: not asked) */
-    MPI_Datatype *st = malloc(sizeof(MPI_Datatype) * ((size_t)tout + 1));
-    MPI_Datatype *rt = malloc(sizeof(MPI_Datatype) * ((size_t)tin + 1));
-    MPI_Aint *sext = malloc(sizeof(MPI_Aint) * ((size_t)tout + 1)), *rext = malloc(sizeof(MPI_Aint) * ((size_t)tin + 1));
-    int *ssz = malloc(sizeof(int) * ((size_t)tout + 1)), *rsz = malloc(sizeof(int) * ((size_t)tin + 1));
-    int rc = src && dst && stag && rtag && g && mine2 && theirs && x && soff && roff && st && rt && sext && rext &&
-                     ssz && rsz
-                 ? MPI_SUCCESS
-                 : MPI_ERR_NO_MEM;
+    int rc = out && in && x && soff && roff ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     ok = ok && rc == MPI_SUCCESS;
-    MPI_Aint lb;
-    for (int u = 0; ok && u < tout; u++) {
-        st[u] = b->stypes ? b->stypes[u] : type, sext[u] = 1, ssz[u] = 1;
-        if (eb_sp(b, u) > 0 && eb_sc(b, u) > 0)
-            ok = MPI_Type_get_extent(st[u], &lb, &sext[u]) == MPI_SUCCESS && MPI_Type_size(st[u], &ssz[u]) == MPI_SUCCESS;
-    }
-    for (int j = 0; ok && j < tin; j++) {
-        rt[j] = b->rtypes ? b->rtypes[j] : rtype, rext[j] = 1, rsz[j] = 1;
-        if (eb_rp(b, j) > 0 && eb_rc(b, j) > 0)
-            ok = MPI_Type_get_extent(rt[j], &lb, &rext[j]) == MPI_SUCCESS && MPI_Type_size(rt[j], &rsz[j]) == MPI_SUCCESS;
-    }
-    int span = ok ? edge_tags(w, b, tin, tout, src, dst, stag, rtag) : -1;
+    for (int u = 0; ok && u < tout; u++)
+        ok = side_type(&out[u], b->stypes ? b->stypes[u] : type, eb_sp(b, u) * eb_sc(b, u));
+    for (int j = 0; ok && j < tin; j++)
+        ok = side_type(&in[j], b->rtypes ? b->rtypes[j] : rtype, eb_rp(b, j) * eb_rc(b, j));
+    int span = ok ? edge_tags(w, b, tin, tout, in, out) : -1;
     ok = ok && span >= 0;
     long long target = 0;
     int good = cc_part_aggregate_bytes(info, n, &target);
-    /* g[u] adjacent partitions per message of block u: the most that
-     * divides its partitions and fits the target in bytes (the receivers
-     * learn the message counts below) */
+    /* g adjacent partitions per message of a block: the most that divides
+     * its partitions and fits the target in bytes (the receivers learn the
+     * message counts below) */
     int mostm = 0;
     for (int u = 0; ok && u < tout; u++) {
         int sp = eb_sp(b, u);
-        g[u] = 1;
+        out[u].g = 1;
         for (int c = sp; c > 1; c--)
-            if (sp % c == 0 && (long long)c * eb_sc(b, u) * ssz[u] <= target) {
-                g[u] = c;
+            if (sp % c == 0 && (long long)c * eb_sc(b, u) * out[u].size <= target) {
+                out[u].g = c;
                 break;
             }
-        if (sp / g[u] > mostm) mostm = sp / g[u];
+        out[u].msg[0] = sp / out[u].g;
+        out[u].msg[1] = sp * eb_sc(b, u) * out[u].size; /* bytes */
+        if (out[u].msg[0] > mostm) mostm = (int)out[u].msg[0];
     }
     int mine[4] = { ok, good, -mostm, -span }, all[4] = { 0, 0, 0, 0 };
     MPI_Comm pc = MPI_COMM_NULL;
@@ -225,32 +221,29 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     int M = 1; /* the most messages of any block anywhere */
     if (rc == MPI_SUCCESS && MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MIN, pc) == MPI_SUCCESS && all[0] && all[1]) {
         M = -all[2] > 0 ? -all[2] : 1;
-        if ((long long)-all[3] * M - 1 > tag_ub) all[0] = 0; /* (the same everywhere) */
+        if ((long long)-all[3] * M - 1 > cc_world_tag_ub()) all[0] = 0; /* (the same everywhere) */
     }
     if (rc == MPI_SUCCESS && (!all[0] || !all[1])) {
-        FREE_ALL();
+        free(out), free(in), free(x), free(soff), free(roff);
         MPI_Comm_free(&pc);
         return all[1] ? MPI_SUCCESS : cc_part_aggregate_error(comm, who, good);
     }
-    /* each block's message count and elements, to its receiver (tagged
-     * with its edge) */
+    /* each block's message count and bytes, to its receiver (tagged with
+     * its edge) */
     for (int j = 0; rc == MPI_SUCCESS && j < tin; j++)
-        rc = MPI_Irecv(&theirs[2 * j], 2, MPI_LONG_LONG, src[j], rtag[j], pc, &x[j]);
-    for (int u = 0; rc == MPI_SUCCESS && u < tout; u++) {
-        mine2[2 * u] = eb_sp(b, u) / g[u];
-        mine2[2 * u + 1] = eb_sp(b, u) * eb_sc(b, u) * ssz[u]; /* bytes */
-        rc = MPI_Isend(&mine2[2 * u], 2, MPI_LONG_LONG, dst[u], stag[u], pc, &x[tin + u]);
-    }
+        rc = MPI_Irecv(in[j].msg, 2, MPI_LONG_LONG, in[j].rank, in[j].tag, pc, &x[j]);
+    for (int u = 0; rc == MPI_SUCCESS && u < tout; u++)
+        rc = MPI_Isend(out[u].msg, 2, MPI_LONG_LONG, out[u].rank, out[u].tag, pc, &x[tin + u]);
     if (rc == MPI_SUCCESS && tin + tout > 0) rc = cc_waitall(tin + tout, x);
     /* every receive block is as many bytes as are sent to it, in messages
      * of whole receive elements */
     for (int j = 0; rc == MPI_SUCCESS && j < tin; j++) {
-        long long rblk = (long long)eb_rp(b, j) * eb_rc(b, j), nm = theirs[2 * j];
-        if (src[j] == MPI_PROC_NULL) theirs[2 * j] = 1; /* one receive that completes at once */
-        else if (theirs[2 * j + 1] != rblk * rsz[j] || nm < 0 || (nm == 0 ? rblk != 0 : rblk % nm != 0)) ok = 0;
+        long long rblk = (long long)eb_rp(b, j) * eb_rc(b, j), nm = in[j].msg[0];
+        if (in[j].rank == MPI_PROC_NULL) in[j].msg[0] = 1; /* one receive that completes at once */
+        else if (in[j].msg[1] != rblk * in[j].size || nm < 0 || (nm == 0 ? rblk != 0 : rblk % nm != 0)) ok = 0;
     }
     if (rc != MPI_SUCCESS || !cc_part_agree(pc, ok)) {
-        FREE_ALL();
+        free(out), free(in), free(x), free(soff), free(roff);
         if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
         return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error(comm, MPI_ERR_OTHER, "%s: setting up failed", who);
     }
@@ -261,14 +254,13 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     Cart_request r = CART_REQUEST_NULL;
     int kind = gather ? CC_PART_WHOLE : nsend > 0 || !b->rooted ? CC_PART_BLOCKS : CC_PART_NONE;
     rc = cc_part_request_new(&r, comm, who, CART_REQUEST_NULL, kind, tout, nsend, soff, tin, nrecv, roff, 0);
-    if (rc == MPI_SUCCESS && b->rooted == EB_GATHER) r->part->only_dest = b->root; /* Cart_pready_to(k, root) */
     cc_part *p = rc == MPI_SUCCESS ? r->part : NULL;
     if (p) {
+        if (b->rooted == EB_GATHER) p->only_dest = b->root; /* Cart_pready_to(k, root) */
         p->direct = 1;
         p->pcomm = pc;
         pc = MPI_COMM_NULL;
-        p->spb = tout > 0 ? (int)mine2[0] : 0; /* gather: every block alike */
-        p->agg = tout > 0 ? g[0] : 1;
+        p->agg = tout > 0 ? out[0].g : 1; /* gather: every block alike */
         p->mfirst = malloc(sizeof(int) * ((size_t)tout + 1));
         p->rblk = malloc(sizeof(int) * ((size_t)tin + 1));
         p->rcnt = malloc(sizeof(int) * ((size_t)tin + 1));
@@ -277,9 +269,9 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
         int nsmsg = 0, nm = 0;
         for (int u = 0; p->mfirst && u <= tout; u++) {
             p->mfirst[u] = nsmsg;
-            if (u < tout) nsmsg += (int)mine2[2 * u];
+            if (u < tout) nsmsg += (int)out[u].msg[0];
         }
-        for (int j = 0; j < tin; j++) nm += (int)theirs[2 * j];
+        for (int j = 0; j < tin; j++) nm += (int)in[j].msg[0];
         p->nsmsg = nsmsg;
         if (gather) p->pdmark = cc_alloc_zarray((size_t)nsend * (size_t)tout + 1, sizeof *p->pdmark);
         else p->pmsg = malloc(sizeof(int) * ((size_t)nsend + 1));
@@ -303,31 +295,32 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
             p->rcnt[j] = (int)eb_rc(b, j);
             p->rfrom[j] = -1;
         }
-        /* message k = mfirst[u] + m: g[u] partitions of block u from place
-         * m.  A block to this process itself (an offset that wraps onto
-         * it, a graph's edge to itself) arrives as the receive block of
-         * the same edge, cut alike: where both have one predefined
-         * datatype it is copied message by message when marked, no MPI
-         * (else it goes through MPI like the others). */
+        /* message k = mfirst[u] + m: g partitions of block u from place m.
+         * A block to this process itself (an offset that wraps onto it, a
+         * graph's edge to itself) arrives as the receive block of the same
+         * edge, cut alike: where both have one predefined datatype it is
+         * copied message by message when marked, no MPI (else it goes
+         * through MPI like the others). */
         for (int u = 0; rc == MPI_SUCCESS && u < tout; u++) {
-            long long each = g[u] * eb_sc(b, u);
+            const eb_side *o = &out[u];
+            long long each = o->g * eb_sc(b, u);
             int v = -1;
-            for (int j = 0; dst[u] == me && j < tin && v < 0; j++)
-                if (src[j] == me && rtag[j] == stag[u]) v = j;
-            if (v >= 0 && !(st[u] == rt[v] && cc_type_named(st[u]))) v = -1;
+            for (int j = 0; o->rank == me && j < tin && v < 0; j++)
+                if (in[j].rank == me && in[j].tag == o->tag) v = j;
+            if (v >= 0 && !(o->t == in[v].t && cc_type_named(o->t))) v = -1;
             if (v >= 0) p->rfrom[v] = u;
-            for (int m = 0; m < (int)mine2[2 * u]; m++) {
+            for (int m = 0; m < (int)o->msg[0]; m++) {
                 int k = p->mfirst[u] + m;
                 p->sreq[k] = MPI_REQUEST_NULL;
                 p->kself[k] = v >= 0;
-                p->magg[k] = g[u];
-                p->msoff[k] = eb_sdisp(b, u, sext[u]) + (MPI_Aint)(m * each) * sext[u];
-                p->mroff[k] = v >= 0 ? eb_rdisp(b, v, rext[v]) + (MPI_Aint)(m * each) * rext[v] : 0;
-                p->mbytes[k] = (size_t)each * (size_t)ssz[u];
+                p->magg[k] = o->g;
+                p->msoff[k] = eb_sdisp(b, u, o->ext) + (MPI_Aint)(m * each) * o->ext;
+                p->mroff[k] = v >= 0 ? eb_rdisp(b, v, in[v].ext) + (MPI_Aint)(m * each) * in[v].ext : 0;
+                p->mbytes[k] = (size_t)each * (size_t)o->size;
                 if (!gather)
-                    for (int q = 0; q < g[u]; q++) p->pmsg[soff[u] + m * g[u] + q] = k;
+                    for (int q = 0; q < o->g; q++) p->pmsg[soff[u] + m * o->g + q] = k;
                 if (!p->kself[k] && rc == MPI_SUCCESS)
-                    rc = MPI_Send_init((const char *)sendbuf + p->msoff[k], (int)each, st[u], dst[u], stag[u] * M + m,
+                    rc = MPI_Send_init((const char *)sendbuf + p->msoff[k], (int)each, o->t, o->rank, o->tag * M + m,
                                        p->pcomm, &p->sreq[k]);
             }
         }
@@ -335,17 +328,17 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
         for (int j = 0; rc == MPI_SUCCESS && j <= tin; j++) {
             p->rfirst[j] = p->nrmsg;
             if (j == tin) break;
-            int per = theirs[2 * j] > 0 ? (int)(p->rblk[j] / theirs[2 * j]) : 0;
-            for (int m = 0; rc == MPI_SUCCESS && m < (int)theirs[2 * j]; m++) {
+            int per = in[j].msg[0] > 0 ? (int)(p->rblk[j] / in[j].msg[0]) : 0;
+            for (int m = 0; rc == MPI_SUCCESS && m < (int)in[j].msg[0]; m++) {
                 p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
                 if (p->rfrom[j] < 0)
-                    rc = MPI_Recv_init((char *)recvbuf + eb_rdisp(b, j, rext[j]) + (MPI_Aint)m * per * rext[j], per,
-                                       rt[j], src[j], rtag[j] * M + m, p->pcomm, &p->rreq[p->nrmsg]);
+                    rc = MPI_Recv_init((char *)recvbuf + eb_rdisp(b, j, in[j].ext) + (MPI_Aint)m * per * in[j].ext,
+                                       per, in[j].t, in[j].rank, in[j].tag * M + m, p->pcomm, &p->rreq[p->nrmsg]);
                 p->nrmsg++;
             }
         }
     }
-    FREE_ALL();
+    free(out), free(in), free(x), free(soff), free(roff);
     if (pc != MPI_COMM_NULL) MPI_Comm_free(&pc);
     if (rc != MPI_SUCCESS) {
         if (r) cc_request_destroy(r);
@@ -359,4 +352,3 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     *request = r;
     return MPI_SUCCESS;
 }
-

@@ -33,12 +33,13 @@ static const void *shifted(const void *buf, MPI_Aint bytes)
     return buf == MPI_IN_PLACE ? buf : (const char *)buf + bytes;
 }
 
-/* Slice `s` of a: the collective on send partitions s*g ... s*g+g-1 of
- * every block (count elements at off in each block of `block`): the v
- * form where blocks are strided; cnt, sd, rd: scratch of nb ints. */
+/* Slice s of a: the collective on send partitions s*g ... s*g+g-1 of
+ * every block (count = g*sc elements at s*count in each block of `block`):
+ * the v form where blocks are strided; cnt, sd, rd: scratch of nb ints. */
 static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, long long block, MPI_Aint ext,
-                      long long off, int count, int *cnt, int *sd, int *rd, Cart_request *out)
+                      int s, int count, int *cnt, int *sd, int *rd, Cart_request *out)
 {
+    long long off = (long long)s * count;
     for (int i = 0; i < nb; i++) {
         cnt[i] = count;
         sd[i] = rd[i] = (int)(i * block + off);
@@ -60,7 +61,7 @@ static int make_slice(const pipe_args *a, MPI_Comm comm, MPI_Info info, int nb, 
     case PL_REDUCE:
         return Cart_reduce_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, a->root, comm, info, out);
     case PL_RSB: /* this slice's chunks of every block, gathered at its start */
-        return Cart_reduce_scatter_block_init(a->pack + (MPI_Aint)(off / (count > 0 ? count : 1)) * nb * count * ext,
+        return Cart_reduce_scatter_block_init(a->pack + (MPI_Aint)s * nb * count * ext,
                                               rb, count, a->type, a->op, comm, info, out);
     case PL_SCAN: return Cart_scan_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
     case PL_EXSCAN: return Cart_exscan_init(shifted(a->sendbuf, at), rb, count, a->type, a->op, comm, info, out);
@@ -169,8 +170,7 @@ int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const whe
         sc_comm = own;
     }
     for (int k = 0; rc == MPI_SUCCESS && k < n; k++) {
-        rc = make_slice(a, sc_comm, info, nb, block, ext, (long long)k * g * a->sc, (int)(g * a->sc), cnt, sd, rd,
-                        &sl[k]);
+        rc = make_slice(a, sc_comm, info, nb, block, ext, k, (int)(g * a->sc), cnt, sd, rd, &sl[k]);
         if (rc == MPI_SUCCESS) made++;
     }
     free(cnt);

@@ -93,7 +93,7 @@ typedef struct cc_part {
     int *mfirst;            /* ndest + 1 */
     int *magg;              /* nsmsg: partitions in the message (marks that send it) */
     int *pmsg;              /* BLOCKS, nsend: the message of send partition k */
-    int agg, spb;           /* WHOLE: partitions per message, messages per destination (alike) */
+    int agg;                /* WHOLE: partitions per message (every destination alike) */
     atomic_int *mmark;      /* nsmsg: partitions of the message marked for its destination */
     atomic_int *pdmark;     /* WHOLE: nsend * ndest: partition k marked for destination d (d*nsend+k) */
     unsigned char *kself;   /* nsmsg: the message goes to this process itself (copied, no MPI) */

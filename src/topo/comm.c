@@ -14,9 +14,7 @@ static int keyval = MPI_KEYVAL_INVALID;
  * carry the neighbourhood (it would get a private communicator of its own). */
 static _Thread_local int making_private;
 
-/* The tag bound of MPI_COMM_WORLD: always set, unlike on the Cartesian
- * communicators of some MPIs (Open MPI 4.1). */
-static int world_tag_ub(void)
+int cc_world_tag_ub(void)
 {
     void *v;
     int flag = 0, ub = 32767; /* the least the standard allows */
@@ -42,7 +40,7 @@ static cc_comm *comm_new(cc_nbh *nbh, MPI_Comm priv)
     c->pending = MPI_REQUEST_NULL;
     c->parent = MPI_COMM_NULL;
     c->user_eh = MPI_ERRHANDLER_NULL;
-    c->tag_ub = world_tag_ub();
+    c->tag_ub = cc_world_tag_ub();
     /* half of the tags for persistent pairs, starting at an even offset */
     c->tag_split = CC_TAG_FIRST + (((c->tag_ub - CC_TAG_FIRST + 1) / 2) & ~1);
     return c;

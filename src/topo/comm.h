@@ -50,6 +50,11 @@ typedef struct cc_comm {
     MPI_Errhandler user_eh;   /* its error handler then (requests report errors through it) */
 } cc_comm;
 
+/* The tag bound of MPI_COMM_WORLD: always set, unlike on the Cartesian
+ * communicators of some MPIs (Open MPI 4.1); CARTCOLL_TAG_UB lowers it
+ * (tests). */
+int cc_world_tag_ub(void);
+
 /* Attach a new cc_comm for `nbh` (taking over one reference) and the private
  * communicator `priv` to `cart`.  Returns an MPI error code. */
 int cc_comm_attach(MPI_Comm cart, cc_nbh *nbh, MPI_Comm priv);
