@@ -126,6 +126,7 @@ typedef struct {
     int baseline;     /* --baseline: index into allvar (mpi, p2p or floor) */
     int need_graph;   /* an mpi variant runs: make MPI's distributed graph */
     int reps, warmup, mesh, irregular, progress, calibrate, tolerate_mpi, summary;
+    int tune_warmup;  /* --tune-warmup: warm-up calls of the self-tuning variants */
     int inject_fault; /* --inject-fault: corrupt one received int of the cartcoll variants */
     int comm;         /* COMM_*: the first --comm, COMM_PLAIN with --global-allreduce */
     int comms[NCOMM], ncomm; /* every --comm communicator, in the order given (comms[0] = comm) */

@@ -134,6 +134,13 @@ static const char usage_options[] =
 "                     cart[-i|-p] (default mpi,cart); no NEIGHBOURHOOD, --ops or --comm\n"
 "  --reps N           timed repetitions per variant (default 100)\n"
 "  --warmup N         checked, untimed calls per variant first (default 10, >= 1)\n"
+"  --tune-warmup N    warm-up calls of the variants that tune themselves in their\n"
+"                     first starts (persistent cartcoll with the automatic\n"
+"                     choice of algorithm or executor: cart-p, cart-p-pack,\n"
+"                     cart-p-torus, ...; not cart-p-torus-pack); default --warmup.\n"
+"                     scripts/scale.sh: --warmup 2 --tune-warmup 20 (a\n"
+"                     simulation is deterministic: one warm-up call suffices\n"
+"                     where nothing tunes)\n"
 "  --quick            --reps 20 --warmup 3\n"
 "  --max-mib X        skip a case whose buffer would exceed X MiB (default 256)\n"
 "  --csv FILE         write all rows as CSV\n"
@@ -384,7 +391,7 @@ static int select_variants(const char *list, options *o)
 typedef struct {
     const char *ms, *ops, *vars; /* ops, vars: NULL if not given */
     const char *baseline;        /* --baseline; NULL if not given */
-    int quick, reps, warmup; /* reps, warmup: -1 if not given */
+    int quick, reps, warmup, tune_warmup; /* reps, warmup, tune_warmup: -1 if not given */
     int comm_given;
 } given;
 
@@ -399,13 +406,13 @@ static void set_defaults(options *o, given *g, int argc)
     o->specs = calloc((size_t)argc + 1, sizeof(char *));
     o->comms[0] = COMM_NBH;
     o->ncomm = 1;
-    *g = (given){ .ms = "1,10,100", .reps = -1, .warmup = -1 };
+    *g = (given){ .ms = "1,10,100", .reps = -1, .warmup = -1, .tune_warmup = -1 };
 }
 
 /* Options that take the next argument as their value. */
 static int takes_value(const char *a)
 {
-    static const char *const names[] = { "-m",    "--ops",      "--variants", "--reps", "--warmup", "--max-mib",
+    static const char *const names[] = { "-m",    "--ops",      "--variants", "--reps", "--warmup", "--tune-warmup", "--max-mib",
                                          "--csv", "--markdown", "--plot",     "--comm", "--baseline" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i])) return 1;
@@ -428,6 +435,8 @@ static int take_value(const char *a, const char *val, options *o, given *g)
         return parse_positive(val, 1, &g->reps);
     } else if (!strcmp(a, "--warmup")) {
         return parse_positive(val, 1, &g->warmup);
+    } else if (!strcmp(a, "--tune-warmup")) {
+        return parse_positive(val, 1, &g->tune_warmup);
     } else if (!strcmp(a, "--max-mib")) {
         char *end;
         o->max_mib = strtod(val, &end);
@@ -560,6 +569,7 @@ int parse_options(int argc, char **argv, options *o)
     }
     if (g.reps > 0) o->reps = g.reps;
     if (g.warmup > 0) o->warmup = g.warmup;
+    o->tune_warmup = g.tune_warmup > 0 ? g.tune_warmup : o->warmup;
     if (!o->nspecs) o->specs[o->nspecs++] = "moore:3,3";
     if (parse_int_list(g.ms, 0, &o->ms, &o->nm)) {
         if (!world_rank) fprintf(stderr, "cartbench: -m wants a list of block sizes >= 0, not '%s'\n", g.ms);

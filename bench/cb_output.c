@@ -192,10 +192,12 @@ void print_banner(const options *o)
              comm_name[o->comm], comm_name[o->comm]);
     for (int i = 0; i < o->ncomm; i++)
         snprintf(comms + strlen(comms), sizeof comms - strlen(comms), "%s%s", i ? "," : "", comm_name[o->comms[i]]);
-    printf("# cartbench %d.%d.%d, %s, %s, %d processes, %s, %d repetitions after %d checked warm-up calls, "
+    char tune[64] = "";
+    if (o->tune_warmup != o->warmup) snprintf(tune, sizeof tune, " (%d for self-tuning variants)", o->tune_warmup);
+    printf("# cartbench %d.%d.%d, %s, %s, %d processes, %s, %d repetitions after %d checked warm-up calls%s, "
            "median of the per-call maximum over processes, Tukey 3 IQR, 95%% CI of the median%s; comm = %s%s\n",
            CARTCOLL_VERSION_MAJOR, CARTCOLL_VERSION_MINOR, CARTCOLL_VERSION_PATCH, date, lib, world_size,
-           o->mesh ? "mesh" : "torus", o->reps, o->warmup,
+           o->mesh ? "mesh" : "torus", o->reps, o->warmup, tune,
            o->irregular ? "; irregular alltoallv/w blocks m^(d-z)" : "", comms, o->ncomm > 1 ? ratio : "");
 }
 

@@ -96,14 +96,24 @@ static void agree_failures(vstate *vs, int nv, int *flags, MPI_Comm world)
     }
 }
 
+/* Whether v tunes itself in its first starts (persistent, with the
+ * automatic choice of algorithm or executor): it warms up --tune-warmup
+ * times. */
+static int self_tuning(const variant *v)
+{
+    return v->kind == VK_CART && v->form == F_PERSISTENT && (v->alg == ALG_AUTO || v->ex == EX_AUTO);
+}
+
 /* Warm-up: checked calls, interleaved; the baseline (vs[0]) first, and
  * agreed on before the others since they are compared with its result. */
 static void warm_up(bench *b, vstate *vs, kase *k, const nbhctx *c, int *flags, const char *what)
 {
     const options *o = &b->opt;
     int nv = o->nrun;
-    for (int w = 0; w < o->warmup; w++) {
+    int nw = o->tune_warmup > o->warmup ? o->tune_warmup : o->warmup;
+    for (int w = 0; w < nw; w++) {
         for (int vi = 0; vi < nv; vi++) {
+            if (w >= (self_tuning(vs[vi].v) ? o->tune_warmup : o->warmup)) continue;
             MPI_Barrier(b->world);
             checked_call(&vs[vi], k, c, o->inject_fault);
             if (w == 0 && vi == 0) agree_failures(vs, nv, flags, b->world); /* the reference must exist */
@@ -184,7 +194,7 @@ void run_case(bench *b, nbhctx *c, int inbh, int op, int m)
     snprintf(what, sizeof what, "%s %s m=%d", c->nbh.name, op_name[op], m);
     kase k;
     if (setup_case(&k, c, o, op, m)) {
-        progress_advance(&b->prog, (long long)nv * (o->warmup + o->reps + 1), what);
+        progress_advance(&b->prog, (long long)nv * ((o->tune_warmup > o->warmup ? o->tune_warmup : o->warmup) + o->reps + 1), what);
         progress_clear(&b->prog);
         emit_skipped_rows(&b->res, &r, o);
         return;

@@ -398,6 +398,16 @@ int cc_plan_test(cc_plan *p, int *done)
     return MPI_SUCCESS;
 }
 
+int cc_plan_wait(cc_plan *p)
+{
+    while (p->phase < p->local->nphases) {
+        int rc = cc_waitall(p->nreqs, phase_reqs(p));
+        if (rc == MPI_SUCCESS) rc = next_phase(p);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
 int cc_plan_wait_phase(cc_plan *p)
 {
     if (p->phase >= p->local->nphases) return MPI_SUCCESS;

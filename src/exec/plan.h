@@ -114,6 +114,9 @@ int cc_plan_test(cc_plan *p, int *done);
 /* Block in MPI until the phase in flight completed (then cc_plan_test
  * moves on). */
 int cc_plan_wait_phase(cc_plan *p);
+/* Block in MPI until the run finished: every phase completed by waits
+ * alone, never by a test (see cc_request_wait_alone). */
+int cc_plan_wait(cc_plan *p);
 
 /* Describe the blocks slots[0..n) as one message without copies: the
  * block's own count and type for one block, else a struct datatype over the

@@ -99,6 +99,13 @@ static void drive(Cart_request r)
     cc_request_lock(r);
     for (;;) {
         int done = 0;
+#ifdef CARTCOLL_TEST_LEAKS
+        /* SimGrid 3.32 never drops a receive that MPI_Test completed from
+         * its process's list of activities, which every later message
+         * searches: the simulation slows down quadratically in the calls.
+         * Alone, a request is finished by waits only. */
+        if (cc_progress_others(r) == 0 && cc_request_wait_alone(r)) break;
+#endif
         cc_request_advance(r, &done);
         if (done) break;
         if (cc_progress_others(r) == 0) {

@@ -75,6 +75,15 @@ int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int pe
     return MPI_SUCCESS;
 }
 
+int cc_request_wait_alone(Cart_request r)
+{
+    if (r->state != CC_REQ_ACTIVE || r->part || r->agreeing || r->ncand > 1) return 0;
+    int rc = r->mpi ? MPI_Wait(&r->mreq, MPI_STATUS_IGNORE) : cc_plan_wait(r->plan);
+    if (rc != MPI_SUCCESS) r->error = rc;
+    r->state = CC_REQ_DONE;
+    return 1;
+}
+
 void cc_request_destroy(Cart_request r)
 {
     if (!r) return;

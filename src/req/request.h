@@ -107,6 +107,12 @@ int cc_request_advance(Cart_request r, int *done);
  * r->busy); used only when nothing else needs progress. */
 int cc_request_wait_step(Cart_request r);
 
+/* Finish r's run by waits alone, never completing a message by a test,
+ * when r runs a plan or one MPI request and is not tuning (caller holds
+ * r->busy; nothing else needs progress).  Returns 1 if it did (r is then
+ * done), 0 if r must be driven as usual.  For CARTCOLL_TEST_LEAKS. */
+int cc_request_wait_alone(Cart_request r);
+
 void cc_request_destroy(Cart_request r);
 
 /* Progress list (progress.c). */
