@@ -195,6 +195,17 @@ command -v smpirun >/dev/null || { echo "scale.sh: smpirun not found (apt-get in
 [ -x "$build/bench/cartbench" ] || { echo "scale.sh: no $build/bench/cartbench (make build-smpi)" >&2; exit 2; }
 [ -f "$platform" ] || { echo "scale.sh: no platform file $platform" >&2; exit 2; }
 
+# SMPI loads one copy of the program per simulated process (dlopen), about
+# 16 memory maps each: 16384 processes need more than Linux's default
+# vm.max_map_count (65530), else dlopen fails ("cannot apply additional
+# memory protection after relocation").
+maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
+if [ "$maps" -gt 0 ] && [ "$maps" -lt $((np * 16)) ]; then
+  echo "scale.sh: vm.max_map_count is $maps, $np processes need about $((np * 16)):" >&2
+  echo "  sysctl -w vm.max_map_count=$((np * 32))   (as root)" >&2
+  exit 2
+fi
+
 # The platform's cost model and hosts.
 model=$(sed -n 's/.*cartcoll-model: *//p' "$platform")
 nodes=$(sed -n 's/.*cartcoll-nodes: *//p' "$platform")
