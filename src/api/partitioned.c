@@ -180,7 +180,7 @@ int Cart_pbcast_init(void *buffer, int partitions, MPI_Count count, MPI_Datatype
     static const char *const who = "Cart_pbcast_init";
     where w;
     NEW_SHAPE(s);
-    int n, rc = where_of(comm, who, &w);
+    int n = 0, rc = where_of(comm, who, &w);
     if (rc == MPI_SUCCESS) rc = whole(who, comm, "buffer", partitions, count, &n);
     if (rc != MPI_SUCCESS) return rc;
     Cart_request inner = CART_REQUEST_NULL;
