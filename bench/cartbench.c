@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     if (!ctx && !b.opt.global) return finish(&b.world, 2);
     int nspecs = b.opt.global ? 1 : b.opt.nspecs;
     b.prog = (progress_bar){ .on = b.opt.progress, .last = -1, .t0 = MPI_Wtime() };
-    b.prog.total = (long long)nspecs * b.opt.nops * b.opt.nm * b.opt.nrun * ((b.opt.tune_warmup > b.opt.warmup ? b.opt.tune_warmup : b.opt.warmup) + b.opt.reps + 1);
+    b.prog.total = (long long)nspecs * b.opt.nops * b.opt.nm * b.opt.nrun * (warmup_rounds(&b.opt) + b.opt.reps + 1);
     if (!world_rank) print_banner(&b.opt);
     if (b.opt.global)
         run_global(&b);

@@ -148,6 +148,8 @@ static inline int irregular_blocks(const options *o, int op)
 /* 0: run, 1: exit 0 (--help, --list-variants), 2: usage error (reported on
  * rank 0). */
 int parse_options(int argc, char **argv, options *o);
+/* Warm-up rounds of a case: the larger of --warmup and --tune-warmup. */
+int warmup_rounds(const options *o);
 /* Whether --comm lists kind. */
 int has_comm(const options *o, int kind);
 /* Run ri's name for output: the variant's, with "@COMM" for a cartcoll

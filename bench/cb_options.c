@@ -556,6 +556,11 @@ static int check_modes(options *o, given *g)
     return 0;
 }
 
+int warmup_rounds(const options *o)
+{
+    return o->tune_warmup > o->warmup ? o->tune_warmup : o->warmup;
+}
+
 int parse_options(int argc, char **argv, options *o)
 {
     given g;

@@ -110,8 +110,7 @@ static void warm_up(bench *b, vstate *vs, kase *k, const nbhctx *c, int *flags, 
 {
     const options *o = &b->opt;
     int nv = o->nrun;
-    int nw = o->tune_warmup > o->warmup ? o->tune_warmup : o->warmup;
-    for (int w = 0; w < nw; w++) {
+    for (int w = 0; w < warmup_rounds(o); w++) {
         for (int vi = 0; vi < nv; vi++) {
             if (w >= (self_tuning(vs[vi].v) ? o->tune_warmup : o->warmup)) continue;
             MPI_Barrier(b->world);
@@ -194,7 +193,7 @@ void run_case(bench *b, nbhctx *c, int inbh, int op, int m)
     snprintf(what, sizeof what, "%s %s m=%d", c->nbh.name, op_name[op], m);
     kase k;
     if (setup_case(&k, c, o, op, m)) {
-        progress_advance(&b->prog, (long long)nv * ((o->tune_warmup > o->warmup ? o->tune_warmup : o->warmup) + o->reps + 1), what);
+        progress_advance(&b->prog, (long long)nv * (warmup_rounds(o) + o->reps + 1), what);
         progress_clear(&b->prog);
         emit_skipped_rows(&b->res, &r, o);
         return;
