@@ -217,7 +217,7 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
     }
     int mine[4] = { ok, good, -mostm, -span }, all[4] = { 0, 0, 0, 0 };
     MPI_Comm pc = MPI_COMM_NULL;
-    if (MPI_Comm_dup(comm, &pc) != MPI_SUCCESS) rc = MPI_ERR_OTHER;
+    if (cc_comm_dup_plain(comm, &pc) != MPI_SUCCESS) rc = MPI_ERR_OTHER;
     int M = 1; /* the most messages of any block anywhere */
     if (rc == MPI_SUCCESS && MPI_Allreduce(mine, all, 4, MPI_INT, MPI_MIN, pc) == MPI_SUCCESS && all[0] && all[1]) {
         M = -all[2] > 0 ? -all[2] : 1;

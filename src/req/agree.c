@@ -27,6 +27,7 @@ int cc_agree_init(cc_comm *cs, MPI_Comm priv, const char *who, int local, const 
     v[A_NEXEC] = local ? LLONG_MIN : -want->executor;
     v[A_ROOT] = local ? LLONG_MIN : root;
     v[A_NROOT] = local ? LLONG_MIN : -root;
+    cc_comm_finish_copies(cs); /* before a non-blocking collective on priv */
     for (;;) {
         cc_comm_busy_pairs(cs, busy);
         for (int j = 0; j < CC_TAG_WINDOW; j++) v[A_BUSY + j] = busy[j];

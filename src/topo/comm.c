@@ -46,11 +46,6 @@ static cc_comm *comm_new(cc_nbh *nbh, MPI_Comm priv)
     return c;
 }
 
-/* MPI_Comm_dup of a neighbourhood communicator: the copy gets the
- * neighbourhood and a private communicator of its own.  MPI_Comm_dup is
- * collective, so the private one is started here, in the same order on
- * every process, as an MPI_Comm_idup: nothing blocks (the user's call may be
- * an MPI_Comm_idup too), and the first operation on the copy completes it. */
 /* A cc_comm for nbh whose private communicator is an MPI_Comm_idup of
  * `parent`, started now (nothing blocks) and completed by the first
  * operation (cc_comm_finish_dup).  NULL with *rc set on failure. */
@@ -79,25 +74,65 @@ static cc_comm *comm_new_idup(cc_nbh *nbh, MPI_Comm parent, int *rc)
     return c;
 }
 
+/* Complete every pending idup of nbh's duplicates that reads `comm`. */
+static void finish_dups_of(cc_nbh *nbh, MPI_Comm comm)
+{
+    for (;;) {
+        cc_comm *d;
+        pthread_mutex_lock(&nbh->lock);
+        for (d = nbh->dups; d && (d->parent != comm || d->finishing); d = d->next_dup) ;
+        pthread_mutex_unlock(&nbh->lock);
+        if (!d) return;
+        cc_comm_finish_dup(d, cc_comm_wait);
+    }
+}
+
+void cc_comm_finish_copies(cc_comm *c)
+{
+    if (c->priv != MPI_COMM_NULL) finish_dups_of(c->nbh, c->priv);
+}
+
+int cc_comm_dup_plain(MPI_Comm comm, MPI_Comm *out)
+{
+    making_private = 1;
+    int rc = MPI_Comm_dup(comm, out);
+    making_private = 0;
+    return rc;
+}
+
 /* MPI_Comm_dup of a neighbourhood communicator: the copy gets the
  * neighbourhood and a private communicator of its own.  MPI_Comm_dup is
  * collective, so the private one is started here, in the same order on
  * every process, as an MPI_Comm_idup: nothing blocks (the user's call may be
- * an MPI_Comm_idup too), and the first operation on the copy completes it. */
+ * an MPI_Comm_idup too), and the first operation on the copy completes it.
+ *
+ * The idup reads the original's private communicator, not `old`: MPI is
+ * choosing a context id for the user's copy of `old` at this very moment,
+ * and Open MPI 4.1 runs two such choices on one communicator side by side,
+ * matching their rounds differently on different processes (a hang,
+ * open-mpi/ompi#2025).  For the same reason an earlier copy's idup of that
+ * private communicator, and the original's own, are completed first:
+ * every process started them in an earlier collective call, so this wait
+ * cannot deadlock. */
 static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *flag)
 {
+    (void)old;
     (void)kv;
     (void)extra;
     *flag = 0;
     if (making_private) return MPI_SUCCESS;
     cc_comm *src = in;
-    int rc;
+    int rc = cc_comm_finish_dup(src, cc_comm_wait);
+    if (rc != MPI_SUCCESS) return rc;
+    finish_dups_of(src->nbh, src->priv);
     atomic_fetch_add(&src->nbh->refs, 1);
-    cc_comm *c = comm_new_idup(src->nbh, old, &rc);
+    cc_comm *c = comm_new_idup(src->nbh, src->priv, &rc);
     if (!c) {
         cc_nbh_release(src->nbh);
         return rc;
     }
+    cc_comm_retain(src); /* its private communicator outlives the idup */
+    c->parent_cc = src;
     *(cc_comm **)out = c;
     *flag = 1;
     return MPI_SUCCESS;
@@ -130,6 +165,9 @@ int cc_comm_finish_dup(cc_comm *c, int (*wait)(MPI_Request *))
     if (rc == MPI_SUCCESS) {
         MPI_Comm_set_errhandler(c->priv, MPI_ERRORS_RETURN);
         unlist_dup(c);
+        cc_comm *p = c->parent_cc;
+        c->parent_cc = NULL;
+        cc_comm_release(p);
     }
     return rc;
 }
@@ -141,14 +179,7 @@ static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra)
     cc_comm *c = val;
     /* Duplicates still being made from this communicator: finish them now
      * (every process frees it collectively, so each idup completes). */
-    for (;;) {
-        cc_comm *d;
-        pthread_mutex_lock(&c->nbh->lock);
-        for (d = c->nbh->dups; d && (d->parent != comm || d->finishing); d = d->next_dup) ;
-        pthread_mutex_unlock(&c->nbh->lock);
-        if (!d) break;
-        cc_comm_finish_dup(d, cc_comm_wait);
-    }
+    finish_dups_of(c->nbh, comm);
     /* Requests may outlive the communicator: keep its error handler for them. */
     if (MPI_Comm_get_errhandler(comm, &c->user_eh) != MPI_SUCCESS) c->user_eh = MPI_ERRHANDLER_NULL;
     atomic_store(&c->user_freed, 1);
@@ -177,6 +208,7 @@ void cc_comm_release(cc_comm *c)
         if (c->user_eh != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&c->user_eh);
     }
     if (c->parent != MPI_COMM_NULL) unlist_dup(c); /* after MPI_Finalize */
+    cc_comm_release(c->parent_cc);                 /* idem */
     free(c->live);
     cc_nbh_release(c->nbh);
     free(c);

@@ -2,10 +2,10 @@
  * neighbourhood communicator -- the neighbourhood it carries, its private
  * duplicate, the message tags in use -- and the functions that manage it
  * (comm.c: attribute, duplicates, life cycle; tags.c: tags).  The private
- * duplicate of a duplicated communicator is an MPI_Comm_idup started inside
- * MPI_Comm_dup.  Requests hold references, so MPI_Comm_free of the user's
- * communicator does not pull the private one from under an active
- * persistent request. */
+ * duplicate of a duplicated communicator is an MPI_Comm_idup of the
+ * original's private communicator, started inside MPI_Comm_dup.  Requests
+ * hold references, so MPI_Comm_free of the user's communicator does not
+ * pull the private one from under an active persistent request. */
 #ifndef CC_COMM_H
 #define CC_COMM_H
 
@@ -36,6 +36,8 @@ typedef struct cc_comm {
     MPI_Comm priv;            /* the private duplicate; MPI_COMM_NULL while `pending` runs */
     MPI_Request pending;      /* MPI_Comm_idup of a duplicate, started inside MPI_Comm_dup */
     MPI_Comm parent;          /* the communicator that idup reads (while pending) */
+    struct cc_comm *parent_cc; /* the state whose private communicator that is (a copy's idup;
+                                * held until the idup completes) */
     struct cc_comm *next_dup; /* in nbh->dups (while pending) */
     int finishing;            /* cc_comm_finish_dup is completing `pending` */
     unsigned long seq;        /* blocking/non-blocking operations so far */
@@ -80,6 +82,17 @@ void cc_comm_release(cc_comm *c);
  * meanwhile), so that c->priv can be used.  Returns the MPI error code. */
 int cc_comm_wait(MPI_Request *rq);
 int cc_comm_finish_dup(cc_comm *c, int (*wait)(MPI_Request *));
+
+/* Complete the pending MPI_Comm_idup of every copy of c (they read
+ * c->priv).  Call it before a non-blocking collective on c->priv: Open MPI
+ * 4.1 starts an idup's rounds whenever it progresses, so they would meet
+ * that collective's messages in a different order on different processes.
+ * Collective (the idups were started in an earlier MPI_Comm_dup). */
+void cc_comm_finish_copies(cc_comm *c);
+
+/* MPI_Comm_dup of comm for the library's own messages: the copy carries no
+ * neighbourhood (and starts no private duplicate of its own). */
+int cc_comm_dup_plain(MPI_Comm comm, MPI_Comm *out);
 
 /* The tag of a new blocking or non-blocking operation: the next of a
  * counter that every process advances in the same order (take it only once
