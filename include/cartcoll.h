@@ -37,7 +37,10 @@
  *    cartcoll concurrently on different communicators and different requests.
  *    As in MPI, collective calls on one communicator must be issued in the
  *    same order on every process, and one request must not be completed by
- *    two threads at once.
+ *    two threads at once.  MPI_Comm_dup / MPI_Comm_idup of a cartcoll
+ *    communicator must not run while another thread makes the first
+ *    cartcoll call on an earlier duplicate of the same communicator (both
+ *    complete that duplicate's private MPI_Comm_idup).
  *  - Progress: as in MPI, an operation advances inside cartcoll calls -- any
  *    Cart_wait/Cart_test/blocking collective also advances the caller's
  *    other active operations.  Multi-phase schedules forward blocks for other
