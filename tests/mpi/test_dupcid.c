@@ -276,8 +276,12 @@ static void scenarios(int kind, int loops, mt_rng *lr)
     MPI_Comm_dup(c, &d);
     int sb[T], rb[T];
     for (int j = 0; j < T; j++) sb[j] = me, rb[j] = -7;
+    long idups_before = idups;
     rc = Cart_palltoall_init(sb, 1, 1, MPI_INT, rb, 1, 1, MPI_INT, c, MPI_INFO_NULL, &pr);
     MT_CHECK(rc == MPI_SUCCESS, "%s: Cart_palltoall_init failed (%d)", s, rc);
+    /* its set-up duplicates c for its own messages: without a private
+     * communicator of the neighbourhood's (nothing would use it) */
+    MT_CHECK(idups == idups_before, "%s: Cart_palltoall_init started %ld MPI_Comm_idup", s, idups - idups_before);
     if (rc == MPI_SUCCESS) {
         MT_CHECK(Cart_start(&pr) == MPI_SUCCESS && Cart_pready_range(0, T - 1, pr) == MPI_SUCCESS && Cart_wait(&pr) == MPI_SUCCESS,
                  "%s: Cart_start/pready/wait", s);
