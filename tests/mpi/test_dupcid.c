@@ -201,11 +201,44 @@ static void sleep_us(int us)
 
 /* ---- the scenarios ------------------------------------------------------------------- */
 
+/* Two dups made before either is used: the second of c, or of the first
+ * (nested); then both used, the second first. */
+static void two_dups(MPI_Comm c, int kind, int nested)
+{
+    MPI_Comm d, e;
+    MPI_Comm_dup(c, &d);
+    MPI_Comm_dup(nested ? d : c, &e);
+    use(e, kind, nested, nested ? "the dup of the dup" : "the second dup");
+    use(d, kind, !nested, nested ? "the dup" : "the first dup");
+    MPI_Comm_free(&e);
+    MPI_Comm_free(&d);
+}
+
+/* A persistent Cart_allgather on c, started once; with `dup` set, an
+ * MPI_Comm_dup of c into *dup while it is active. */
+static void persistent_allgather(MPI_Comm c, int kind, MPI_Comm *dup)
+{
+    int me = mt_rank, r[T];
+    for (int j = 0; j < T; j++) r[j] = -7;
+    Cart_request pr = CART_REQUEST_NULL;
+    int rc = Cart_allgather_init(&me, 1, MPI_INT, r, 1, MPI_INT, c, MPI_INFO_NULL, &pr);
+    MT_CHECK(rc == MPI_SUCCESS, "%s: Cart_allgather_init failed (%d)", scenario, rc);
+    if (rc != MPI_SUCCESS) {
+        if (dup) MPI_Comm_dup(c, dup); /* collective: every process makes it */
+        return;
+    }
+    MT_CHECK(Cart_start(&pr) == MPI_SUCCESS, "%s: Cart_start", scenario);
+    if (dup) MPI_Comm_dup(c, dup);
+    MT_CHECK(Cart_wait(&pr) == MPI_SUCCESS, "%s: Cart_wait", scenario);
+    for (int j = 0; j < T; j++) MT_EQ(r[j], source(kind, j), scenario);
+    Cart_request_free(&pr);
+}
+
 static void scenarios(int kind, int loops, mt_rng *lr)
 {
     static const char *const kname[2] = { "Cart_neighborhood_create", "MPI_Cart_create" };
     char s[160];
-    MPI_Comm c = make(kind), d, e;
+    MPI_Comm c = make(kind), d;
     snprintf(s, sizeof s, "%s, first use", kname[kind]);
     scenario = s;
     use(c, kind, 0, "the original");
@@ -216,20 +249,10 @@ static void scenarios(int kind, int loops, mt_rng *lr)
     MPI_Comm_free(&d);
 
     snprintf(s, sizeof s, "%s, two dups before either is used", kname[kind]);
-    MPI_Comm_dup(c, &d);
-    MPI_Comm_dup(c, &e);
-    use(e, kind, 0, "the second dup");
-    use(d, kind, 1, "the first dup");
-    MPI_Comm_free(&d);
-    MPI_Comm_free(&e);
+    two_dups(c, kind, 0);
 
     snprintf(s, sizeof s, "%s, a dup of an unused dup", kname[kind]);
-    MPI_Comm_dup(c, &d);
-    MPI_Comm_dup(d, &e);
-    use(e, kind, 1, "the dup of the dup");
-    use(d, kind, 0, "the dup");
-    MPI_Comm_free(&e);
-    MPI_Comm_free(&d);
+    two_dups(c, kind, 1);
 
     snprintf(s, sizeof s, "%s, the user's MPI_Comm_idup", kname[kind]);
     MPI_Request q;
@@ -247,43 +270,28 @@ static void scenarios(int kind, int loops, mt_rng *lr)
     MPI_Comm_free(&d);
 
     snprintf(s, sizeof s, "%s, a dup while a persistent request is active", kname[kind]);
-    int me = mt_rank, r[T];
-    Cart_request pr = CART_REQUEST_NULL;
-    int rc = Cart_allgather_init(&me, 1, MPI_INT, r, 1, MPI_INT, c, MPI_INFO_NULL, &pr);
-    MT_CHECK(rc == MPI_SUCCESS, "%s: Cart_allgather_init failed (%d)", s, rc);
-    if (rc == MPI_SUCCESS) {
-        Cart_start(&pr);
-        MPI_Comm_dup(c, &d);
-        MT_CHECK(Cart_wait(&pr) == MPI_SUCCESS, "%s: Cart_wait", s);
-        for (int j = 0; j < T; j++) MT_EQ(r[j], source(kind, j), s);
-        Cart_request_free(&pr);
-        use(d, kind, 1, "the dup");
-        MPI_Comm_free(&d);
-    }
+    persistent_allgather(c, kind, &d);
+    use(d, kind, 1, "the dup");
+    MPI_Comm_free(&d);
 
     snprintf(s, sizeof s, "%s, a persistent and a partitioned request made on the original before its dup is "
              "used", kname[kind]);
     MPI_Comm_dup(c, &d);
-    rc = Cart_allgather_init(&me, 1, MPI_INT, r, 1, MPI_INT, c, MPI_INFO_NULL, &pr);
-    MT_CHECK(rc == MPI_SUCCESS, "%s: Cart_allgather_init failed (%d)", s, rc);
-    if (rc == MPI_SUCCESS) {
-        for (int j = 0; j < T; j++) r[j] = -7;
-        MT_CHECK(Cart_start(&pr) == MPI_SUCCESS && Cart_wait(&pr) == MPI_SUCCESS, "%s: Cart_start/wait", s);
-        for (int j = 0; j < T; j++) MT_EQ(r[j], source(kind, j), s);
-        Cart_request_free(&pr);
-    }
+    persistent_allgather(c, kind, NULL);
     MPI_Comm_free(&d);
     MPI_Comm_dup(c, &d);
-    int sb[T], rb[T];
+    int me = mt_rank, sb[T], rb[T];
     for (int j = 0; j < T; j++) sb[j] = me, rb[j] = -7;
+    Cart_request pr = CART_REQUEST_NULL;
     long idups_before = idups;
-    rc = Cart_palltoall_init(sb, 1, 1, MPI_INT, rb, 1, 1, MPI_INT, c, MPI_INFO_NULL, &pr);
+    int rc = Cart_palltoall_init(sb, 1, 1, MPI_INT, rb, 1, 1, MPI_INT, c, MPI_INFO_NULL, &pr);
     MT_CHECK(rc == MPI_SUCCESS, "%s: Cart_palltoall_init failed (%d)", s, rc);
     /* its set-up duplicates c for its own messages: without a private
      * communicator of the neighbourhood's (nothing would use it) */
     MT_CHECK(idups == idups_before, "%s: Cart_palltoall_init started %ld MPI_Comm_idup", s, idups - idups_before);
     if (rc == MPI_SUCCESS) {
-        MT_CHECK(Cart_start(&pr) == MPI_SUCCESS && Cart_pready_range(0, T - 1, pr) == MPI_SUCCESS && Cart_wait(&pr) == MPI_SUCCESS,
+        MT_CHECK(Cart_start(&pr) == MPI_SUCCESS && Cart_pready_range(0, T - 1, pr) == MPI_SUCCESS &&
+                     Cart_wait(&pr) == MPI_SUCCESS,
                  "%s: Cart_start/pready/wait", s);
         for (int j = 0; j < T; j++) MT_EQ(rb[j], source(kind, j), s);
         Cart_request_free(&pr);
