@@ -602,6 +602,17 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  * collective on MPI_Cart_create communicators and graphs run one message
  * per edge (DIRECT).
  *
+ * Arguments of every meaning are checked by the library before MPI sees
+ * them, with the same class on every MPI (blocking, non-blocking, and
+ * persistent calls at _init): a NULL counts, displacements or datatypes
+ * array the call uses is MPI_ERR_ARG; a NULL buffer where elements of a
+ * predefined datatype are to be sent or received is MPI_ERR_BUFFER (NULL is
+ * MPI_BOTTOM, right with derived datatypes of absolute addresses and with
+ * the byte displacements of the w variants).  On an inter-communicator only
+ * what this process's group uses is checked (nothing with MPI_PROC_NULL as
+ * root).  Checks are local: a bad argument given on some processes only
+ * leaves the others waiting in the collective, as in MPI.
+ *
  * Status of this release: global and inter-communicator meaning of every
  * collective; neighbourhood meaning of every collective on every
  * communicator with a topology (the six [core] ones with Cartesian

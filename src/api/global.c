@@ -114,9 +114,8 @@ typedef struct sides {
     int sendw, recvw;  /* counts, displacements and types arrays */
 } sides;
 
-static sides significant(const cc_coll *k, const cc_mpicall *c, int root, int nsend, int nrecv)
+static sides significant(unsigned f, const cc_mpicall *c, int root, int nsend, int nrecv)
 {
-    unsigned f = k->flags;
     sides s;
     s.nsend = nsend;
     s.nrecv = nrecv;
@@ -174,11 +173,17 @@ static int check_side(const char *who, const char *side, int n, int count, const
     return types ? MPI_SUCCESS : check_type(who, name, -1, type);
 }
 
-static int check_arrays(const char *who, const cc_mpicall *c, const sides *s)
+/* f: the collective's flags (reduce_scatter's recvcounts have no
+ * displacements; MPI names the one displacement array of a collective with
+ * one v side `displs`). */
+static int check_arrays(const char *who, unsigned f, const cc_mpicall *c, const sides *s)
 {
     const char *what = NULL;
+    int both = (f & (CC_F_SENDV | CC_F_SENDV_ROOT)) && (f & (CC_F_RECVV | CC_F_RECVV_ROOT));
     if ((s->sendv || s->sendw) && !c->sendcounts) what = "sendcounts";
     else if ((s->recvv || s->recvw) && !c->recvcounts) what = "recvcounts";
+    else if (s->sendv && !c->sdispls) what = both ? "sdispls" : "displs";
+    else if (s->recvv && !(f & CC_F_LOCAL_N) && !c->rdispls) what = both ? "rdispls" : "displs";
     else if (s->sendw && (!c->sdispls || !c->sendtypes)) what = !c->sdispls ? "sdispls" : "sendtypes";
     else if (s->recvw && (!c->rdispls || !c->recvtypes)) what = !c->rdispls ? "rdispls" : "recvtypes";
     if (what) return cc_error_code(MPI_ERR_ARG, "%s: %s is NULL", who, what);
@@ -192,11 +197,67 @@ static int check_arrays(const char *who, const cc_mpicall *c, const sides *s)
     return rc;
 }
 
+/* A NULL buffer is MPI_BOTTOM (address 0 on Open MPI and MPICH): right
+ * with derived datatypes of absolute addresses, never with a predefined
+ * datatype and something to move.  MPI itself crashes on some and names the
+ * wrong class on others, so the library says it. */
+static int named_bytes(MPI_Datatype t)
+{
+    int ni, na, nd, comb, size = 0;
+    if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb != MPI_COMBINER_NAMED) return 0;
+    return MPI_Type_size(t, &size) == MPI_SUCCESS && size > 0;
+}
+
+static long long sum_counts(const int *counts, int n)
+{
+    long long sum = 0;
+    for (int i = 0; counts && i < n; i++) sum += counts[i];
+    return sum;
+}
+
+static int null_buffer(const char *who, const char *name, const void *buf, long long count, MPI_Datatype t)
+{
+    if (buf || count <= 0 || !named_bytes(t)) return MPI_SUCCESS;
+    return cc_error_code(MPI_ERR_BUFFER, "%s: %s is NULL but %lld elements of a predefined datatype are to be %s "
+                         "there", who, name, count, strcmp(name, "sendbuf") ? "received" : "sent from");
+}
+
+/* Buffers of a call on an intra-communicator of `size` processes, once
+ * counts and datatypes are valid (arrays of s->nsend / s->nrecv entries).
+ * Reductions: the send buffer holds what this process contributes, in
+ * recvtype. */
+static int check_buffers(const cc_coll *k, const char *who, const cc_mpicall *c, const sides *s, int here)
+{
+    int rc = MPI_SUCCESS, size, rank;
+    if (!(k->flags & CC_F_OP)) {
+        const char *rname = k->nbh == CC_BCAST ? "buffer" : "recvbuf";
+        if (s->send) rc = null_buffer(who, "sendbuf", c->sendbuf, c->sendcount, c->sendtype);
+        if (rc == MPI_SUCCESS && s->sendv)
+            rc = null_buffer(who, "sendbuf", c->sendbuf, sum_counts(c->sendcounts, s->nsend), c->sendtype);
+        if (rc == MPI_SUCCESS && s->recv) rc = null_buffer(who, rname, c->recvbuf, c->recvcount, c->recvtype);
+        if (rc == MPI_SUCCESS && s->recvv && c->recvbuf != MPI_IN_PLACE)
+            rc = null_buffer(who, rname, c->recvbuf, sum_counts(c->recvcounts, s->nrecv), c->recvtype);
+        return rc; /* (w sides: byte displacements, absolute addresses from MPI_BOTTOM are right) */
+    }
+    MPI_Comm_size(c->comm, &size);
+    MPI_Comm_rank(c->comm, &rank);
+    long long nsend = c->recvcount, nrecv = c->recvcount;
+    if (k == &cc_coll_reduce_scatter_block) nsend = (long long)c->recvcount * size;
+    if (k == &cc_coll_reduce_scatter) {
+        nsend = sum_counts(c->recvcounts, size);
+        nrecv = c->recvcounts[rank];
+    }
+    if (c->sendbuf != MPI_IN_PLACE) rc = null_buffer(who, "sendbuf", c->sendbuf, nsend, c->recvtype);
+    int recv_here = (k->flags & CC_F_ROOT) ? here : !(k == &cc_coll_exscan && rank == 0);
+    if (rc == MPI_SUCCESS && recv_here) rc = null_buffer(who, "recvbuf", c->recvbuf, nrecv, c->recvtype);
+    return rc;
+}
+
 /* Local checks of what MPI would report less readably, or not at all
  * before crashing (uncommitted datatypes).  Arrays have nsend / nrecv
  * entries; -1: one per process of the communicator. */
 static int check(const cc_coll *k, const char *who, const cc_mpicall *c, int inter, int mode,
-                 const Cart_request *request, int nsend, int nrecv, sides *s, int *here)
+                 const Cart_request *request, int nsend, int nrecv, int buffers, sides *s, int *here)
 {
     int rc = MPI_SUCCESS, root = 0;
     memset(s, 0, sizeof *s);
@@ -206,24 +267,44 @@ static int check(const cc_coll *k, const char *who, const cc_mpicall *c, int int
     *here = root;
     if ((k->flags & CC_F_OP) && c->op == MPI_OP_NULL)
         return cc_error_code(MPI_ERR_OP, "%s: op is MPI_OP_NULL", who);
-    if (inter) return MPI_SUCCESS; /* which side is significant depends on the group: MPI checks */
     pthread_once(&probe_once, make_probe);
-    if ((nsend < 0 || nrecv < 0) &&
-        (k->flags & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_W))) {
-        int size; /* arrays: their length */
-        MPI_Comm_size(c->comm, &size);
+    unsigned f = k->flags;
+    if (inter) {
+        if ((f & CC_F_ROOT) && c->root == MPI_PROC_NULL) return MPI_SUCCESS; /* nothing is significant */
+        /* The root's group only sends (scatter) or receives (gather), the
+         * other group does the rest; bcast's buffer and the reductions'
+         * count and type count in both. */
+        if ((f & CC_F_ROOT) && !(f & CC_F_OP) && k->nbh != CC_BCAST)
+            f &= root ? ~(unsigned)(CC_F_SEND | CC_F_RECV | CC_F_SENDV | CC_F_RECVV)
+                      : ~(unsigned)(CC_F_SEND_ROOT | CC_F_RECV_ROOT | CC_F_SENDV_ROOT | CC_F_RECVV_ROOT);
+    }
+    if ((nsend < 0 || nrecv < 0) && (f & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_W))) {
+        int size; /* arrays: their length (inter-communicators: the remote group's size, but reduce_scatter's) */
+        if (inter && !(f & CC_F_LOCAL_N)) MPI_Comm_remote_size(c->comm, &size);
+        else MPI_Comm_size(c->comm, &size);
         nsend = nsend < 0 ? size : nsend;
         nrecv = nrecv < 0 ? size : nrecv;
     }
-    *s = significant(k, c, root, nsend, nrecv);
-    return check_arrays(who, c, s);
+    *s = significant(f, c, root, nsend, nrecv);
+    rc = check_arrays(who, f, c, s);
+    if (rc != MPI_SUCCESS || !buffers) return rc; /* (neighbourhoods: the pipeline checks the call's blocks) */
+    if (!inter) return check_buffers(k, who, c, s, root);
+    if (!(f & CC_F_OP)) return check_buffers(k, who, c, s, 0);
+    /* inter-communicator reductions: the root receives, its group's other
+     * processes pass nothing, the other group sends (allreduce: both) */
+    if (k == &cc_coll_reduce || k == &cc_coll_allreduce) {
+        if (k == &cc_coll_allreduce || !root) rc = null_buffer(who, "sendbuf", c->sendbuf, c->recvcount, c->recvtype);
+        if (rc == MPI_SUCCESS && (k == &cc_coll_allreduce || root))
+            rc = null_buffer(who, "recvbuf", c->recvbuf, c->recvcount, c->recvtype);
+    }
+    return rc;
 }
 
 int cc_coll_check(const cc_coll *k, const char *who, const cc_mpicall *c, int nsend, int nrecv, int mode,
                   const Cart_request *request, int *root_here)
 {
     sides s;
-    return check(k, who, c, 0, mode, request, nsend, nrecv, &s, root_here);
+    return check(k, who, c, 0, mode, request, nsend, nrecv, 0, &s, root_here);
 }
 
 /* A copy of t the call owns when t is derived (the caller may free t). */
@@ -290,7 +371,7 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
 {
     sides s;
     int here;
-    int rc = check(coll, who, c, inter, mode, request, -1, -1, &s, &here);
+    int rc = check(coll, who, c, inter, mode, request, -1, -1, 1, &s, &here);
     c->istart = coll->istart;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
         rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);

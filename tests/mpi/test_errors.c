@@ -9,7 +9,7 @@
  * attach a string to a code of a predefined class; MPICH 4.0.2 cannot).
  *
  *   test_errors GROUP      GROUP = create | iso | onesided | collectives |
- *                                  requests | queries | edge | all
+ *                                  requests | queries | edge | nullargs | all
  * Each group is a separate CTest test with its own timeout, so a hang in one
  * (e.g. a process left waiting in Cart_neighborhood_create) fails that group
  * only.  Collectives check their arguments locally (cartcoll.h), so their
@@ -862,6 +862,148 @@ static void group_queries(void)
     MPI_Comm_free(&cart);
 }
 
+/* ---- NULL arrays and buffers on every path (issue 26, D1) ----------------
+ * Global meaning (a duplicate of MPI_COMM_SELF, where every process is the
+ * root, and of MPI_COMM_WORLD), inter-communicator meaning (group {0} and
+ * the rest, the root MPI_ROOT in group {0}) and neighbourhood meaning (the
+ * ring), blocking, non-blocking and persistent (checked at _init): every
+ * NULL displacement/count array gets MPI_ERR_ARG and every NULL buffer with
+ * elements of a predefined type to move MPI_ERR_BUFFER, from the library,
+ * the same on both MPIs.  Before the fix MPICH crashed in most of these. */
+enum { NA_SELF = 1, NA_WORLD = 2, NA_INTER = 4, NA_RING = 8 };
+typedef struct nullcase {
+    const char *fn, *what;
+    int cls, where;
+} nullcase;
+static const nullcase nullcases[] = {
+    { "gatherv", "displs NULL", MPI_ERR_ARG, NA_SELF },
+    { "scatterv", "displs NULL", MPI_ERR_ARG, NA_SELF },
+    { "allgatherv", "displs NULL", MPI_ERR_ARG, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "alltoallv", "sdispls NULL", MPI_ERR_ARG, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "alltoallv", "rdispls NULL", MPI_ERR_ARG, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "reduce_scatter", "recvcounts NULL", MPI_ERR_ARG, NA_SELF | NA_WORLD },
+    { "allreduce", "recvbuf NULL", MPI_ERR_BUFFER, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "allreduce", "sendbuf NULL", MPI_ERR_BUFFER, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "bcast", "buffer NULL", MPI_ERR_BUFFER, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "gather", "recvbuf NULL", MPI_ERR_BUFFER, NA_SELF },
+    { "scatter", "sendbuf NULL", MPI_ERR_BUFFER, NA_SELF },
+    { "alltoall", "recvbuf NULL", MPI_ERR_BUFFER, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "allgatherv", "recvbuf NULL", MPI_ERR_BUFFER, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "reduce_scatter_block", "sendbuf NULL", MPI_ERR_BUFFER, NA_SELF | NA_WORLD },
+    { "scan", "recvbuf NULL", MPI_ERR_BUFFER, NA_SELF | NA_WORLD },
+    { "alltoallw", "sdispls NULL", MPI_ERR_ARG, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "allgatherw", "displs NULL", MPI_ERR_ARG, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "reduce", "both buffers NULL", MPI_ERR_BUFFER, NA_SELF | NA_INTER | NA_RING },
+    { "allreduce", "count 0, NULL buffers", MPI_SUCCESS, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+    { "alltoallv", "counts 0, NULL sendbuf", MPI_SUCCESS, NA_SELF | NA_WORLD | NA_INTER | NA_RING },
+};
+
+/* Case k in mode m (0 blocking, 1 non-blocking, 2 persistent) on comm with
+ * root `root`; buffers hold 64 ints, arrays n entries. */
+static int nullcall(int k, int m, MPI_Comm comm, int root, Cart_request *rq)
+{
+    static int sb[64], rb[64], c1[64], c0[64], d[64];
+    static MPI_Aint dw[64];
+    static MPI_Datatype ty[64];
+    for (int i = 0; i < 64; i++) c1[i] = 1, c0[i] = 0, d[i] = i, dw[i] = (MPI_Aint)(sizeof(int) * (size_t)i), ty[i] = MPI_INT;
+    MPI_Info I = MPI_INFO_NULL;
+    MPI_Datatype T = MPI_INT;
+    MPI_Op SUM = MPI_SUM;
+#define NA3(blocking, nonblocking, persistent) \
+    (m == 0 ? (blocking) : m == 1 ? (nonblocking) : (persistent))
+    switch (k) {
+    case 0: return NA3(Cart_gatherv(sb, 1, T, rb, c1, NULL, T, root, comm), Cart_igatherv(sb, 1, T, rb, c1, NULL, T, root, comm, rq),
+                       Cart_gatherv_init(sb, 1, T, rb, c1, NULL, T, root, comm, I, rq));
+    case 1: return NA3(Cart_scatterv(sb, c1, NULL, T, rb, 1, T, root, comm), Cart_iscatterv(sb, c1, NULL, T, rb, 1, T, root, comm, rq),
+                       Cart_scatterv_init(sb, c1, NULL, T, rb, 1, T, root, comm, I, rq));
+    case 2: return NA3(Cart_allgatherv(sb, 1, T, rb, c1, NULL, T, comm), Cart_iallgatherv(sb, 1, T, rb, c1, NULL, T, comm, rq),
+                       Cart_allgatherv_init(sb, 1, T, rb, c1, NULL, T, comm, I, rq));
+    case 3: return NA3(Cart_alltoallv(sb, c1, NULL, T, rb, c1, d, T, comm), Cart_ialltoallv(sb, c1, NULL, T, rb, c1, d, T, comm, rq),
+                       Cart_alltoallv_init(sb, c1, NULL, T, rb, c1, d, T, comm, I, rq));
+    case 4: return NA3(Cart_alltoallv(sb, c1, d, T, rb, c1, NULL, T, comm), Cart_ialltoallv(sb, c1, d, T, rb, c1, NULL, T, comm, rq),
+                       Cart_alltoallv_init(sb, c1, d, T, rb, c1, NULL, T, comm, I, rq));
+    case 5: return NA3(Cart_reduce_scatter(sb, rb, NULL, T, SUM, comm), Cart_ireduce_scatter(sb, rb, NULL, T, SUM, comm, rq),
+                       Cart_reduce_scatter_init(sb, rb, NULL, T, SUM, comm, I, rq));
+    case 6: return NA3(Cart_allreduce(sb, NULL, 1, T, SUM, comm), Cart_iallreduce(sb, NULL, 1, T, SUM, comm, rq),
+                       Cart_allreduce_init(sb, NULL, 1, T, SUM, comm, I, rq));
+    case 7: return NA3(Cart_allreduce(NULL, rb, 1, T, SUM, comm), Cart_iallreduce(NULL, rb, 1, T, SUM, comm, rq),
+                       Cart_allreduce_init(NULL, rb, 1, T, SUM, comm, I, rq));
+    case 8: return NA3(Cart_bcast(NULL, 1, T, root, comm), Cart_ibcast(NULL, 1, T, root, comm, rq),
+                       Cart_bcast_init(NULL, 1, T, root, comm, I, rq));
+    case 9: return NA3(Cart_gather(sb, 1, T, NULL, 1, T, root, comm), Cart_igather(sb, 1, T, NULL, 1, T, root, comm, rq),
+                       Cart_gather_init(sb, 1, T, NULL, 1, T, root, comm, I, rq));
+    case 10: return NA3(Cart_scatter(NULL, 1, T, rb, 1, T, root, comm), Cart_iscatter(NULL, 1, T, rb, 1, T, root, comm, rq),
+                        Cart_scatter_init(NULL, 1, T, rb, 1, T, root, comm, I, rq));
+    case 11: return NA3(Cart_alltoall(sb, 1, T, NULL, 1, T, comm), Cart_ialltoall(sb, 1, T, NULL, 1, T, comm, rq),
+                        Cart_alltoall_init(sb, 1, T, NULL, 1, T, comm, I, rq));
+    case 12: return NA3(Cart_allgatherv(sb, 1, T, NULL, c1, d, T, comm), Cart_iallgatherv(sb, 1, T, NULL, c1, d, T, comm, rq),
+                        Cart_allgatherv_init(sb, 1, T, NULL, c1, d, T, comm, I, rq));
+    case 13: return NA3(Cart_reduce_scatter_block(NULL, rb, 1, T, SUM, comm), Cart_ireduce_scatter_block(NULL, rb, 1, T, SUM, comm, rq),
+                        Cart_reduce_scatter_block_init(NULL, rb, 1, T, SUM, comm, I, rq));
+    case 14: return NA3(Cart_scan(sb, NULL, 1, T, SUM, comm), Cart_iscan(sb, NULL, 1, T, SUM, comm, rq),
+                        Cart_scan_init(sb, NULL, 1, T, SUM, comm, I, rq));
+    case 15: return NA3(Cart_alltoallw(sb, c1, NULL, ty, rb, c1, dw, ty, comm), Cart_ialltoallw(sb, c1, NULL, ty, rb, c1, dw, ty, comm, rq),
+                        Cart_alltoallw_init(sb, c1, NULL, ty, rb, c1, dw, ty, comm, I, rq));
+    case 16: return NA3(Cart_allgatherw(sb, 1, T, rb, c1, NULL, ty, comm), Cart_iallgatherw(sb, 1, T, rb, c1, NULL, ty, comm, rq),
+                        Cart_allgatherw_init(sb, 1, T, rb, c1, NULL, ty, comm, I, rq));
+    case 17: return NA3(Cart_reduce(NULL, NULL, 1, T, SUM, root, comm), Cart_ireduce(NULL, NULL, 1, T, SUM, root, comm, rq),
+                        Cart_reduce_init(NULL, NULL, 1, T, SUM, root, comm, I, rq));
+    case 18: return NA3(Cart_allreduce(NULL, NULL, 0, T, SUM, comm), Cart_iallreduce(NULL, NULL, 0, T, SUM, comm, rq),
+                        Cart_allreduce_init(NULL, NULL, 0, T, SUM, comm, I, rq));
+    /* (NULL for both buffers would be aliased buffers, which MPICH refuses) */
+    default: return NA3(Cart_alltoallv(NULL, c0, d, T, rb, c0, d, T, comm), Cart_ialltoallv(NULL, c0, d, T, rb, c0, d, T, comm, rq),
+                        Cart_alltoallv_init(NULL, c0, d, T, rb, c0, d, T, comm, I, rq));
+    }
+#undef NA3
+}
+
+static void group_nullargs(void)
+{
+    static const char *const mode_name[3] = { "", "i", "_init" };
+    static const char *const where_name[4] = { "dup of MPI_COMM_SELF", "dup of MPI_COMM_WORLD", "inter-communicator",
+                                               "ring neighbourhood" };
+    MPI_Comm comms[4] = { MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL };
+    MPI_Comm_dup(MPI_COMM_SELF, &comms[0]);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comms[1]);
+    int low = mt_rank == 0;
+    if (mt_size >= 2) {
+        MPI_Comm half;
+        MPI_Comm_split(MPI_COMM_WORLD, low, mt_rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? 1 : 0, 26, &comms[2]);
+        MPI_Comm_free(&half);
+    }
+    comms[3] = make_ring();
+    for (int w = 0; w < 4; w++) {
+        if (comms[w] == MPI_COMM_NULL) continue;
+        MPI_Comm_set_errhandler(comms[w], mt_errhandler);
+        int root = w == 2 ? (low ? MPI_ROOT : 0) : 0;
+        for (int k = 0; k < (int)(sizeof nullcases / sizeof nullcases[0]); k++) {
+            const nullcase *c = &nullcases[k];
+            if (!(c->where & (1 << w))) continue;
+            for (int m = 0; m < 3; m++) {
+                char fn[64], what[160];
+                snprintf(fn, sizeof fn, "Cart_%s%s%s", m == 1 ? "i" : "", c->fn, m == 2 ? mode_name[2] : "");
+                snprintf(what, sizeof what, "%s, %s", c->what, where_name[w]);
+                Cart_request rq = CART_REQUEST_NULL;
+                int rc = nullcall(k, m, comms[w], root, &rq);
+                if (c->cls != MPI_SUCCESS) {
+                    EXPECT(rc, c->cls, &comms[w], fn, what);
+                    MT_CHECK(rq == CART_REQUEST_NULL, "%s (%s): request set by a failed call", fn, what);
+                } else {
+                    SUCCESS(rc, fn, what);
+                }
+                if (rq != CART_REQUEST_NULL) { /* (a wrongly accepted call: complete it, if it can) */
+                    if (m == 2) Cart_start(&rq);
+                    Cart_wait(&rq);
+                    if (m == 2) Cart_request_free(&rq);
+                }
+                mt_err_reset();
+            }
+        }
+        MPI_Comm_free(&comms[w]);
+    }
+}
+
 /* ---- valid edge inputs that must not be refused ---------------------------- */
 
 static void group_edge(void)
@@ -937,6 +1079,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(group, "requests")) any = 1, group_requests();
     if (all || !strcmp(group, "queries")) any = 1, group_queries();
     if (all || !strcmp(group, "edge")) any = 1, group_edge();
+    if (all || !strcmp(group, "nullargs")) any = 1, group_nullargs();
     if (!any) {
         if (!mt_rank) fprintf(stderr, "test_errors: unknown group %s\n", group);
         mt_failures++;
