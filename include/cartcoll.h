@@ -397,7 +397,10 @@ int Cart_test(Cart_request *request, int *flag);
 /* Cart_request_free - free an inactive persistent request or a completed
  * one and set it to CART_REQUEST_NULL.  Errors: MPI_ERR_REQUEST
  * (CART_REQUEST_NULL, or an active request: complete it first, as MPI
- * requires for collective requests). */
+ * requires for collective requests; a started request stays active until
+ * Cart_wait / Cart_test / Cart_waitall completes it, even where progress
+ * has already finished its messages).  A refused free leaves the request
+ * as it was, still working. */
 int Cart_request_free(Cart_request *request);
 
 /* ------------------------------------------------------------------------
@@ -919,7 +922,10 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     process.
  *
  * Errors: partition numbers out of range, partition_low > partition_high
- * (MPI_ERR_ARG); a partition marked twice (MPI_ERR_ARG); dest / source not
+ * (MPI_ERR_ARG); a partition marked twice, in one call or across calls
+ * (MPI_ERR_ARG); a Cart_pready* call that fails marks nothing (every
+ * partition it names is checked first), so the program may correct the
+ * call and mark again; dest / source not
  * a destination / source (MPI_ERR_RANK); Cart_pready* on an inactive or
  * non-partitioned request, or on a process that sends no partitions
  * (MPI_ERR_REQUEST); negative partitions (MPI_ERR_ARG) or counts

@@ -190,7 +190,9 @@ int Cart_request_free(Cart_request *request)
     Cart_request r = *request;
     if (r == CART_REQUEST_NULL)
         return cc_error(MPI_COMM_SELF, MPI_ERR_REQUEST, "Cart_request_free: the request is CART_REQUEST_NULL");
-    if (r->state == CC_REQ_ACTIVE)
+    /* (CC_REQ_DONE is active too: finished by progress or by a marking
+     * thread, but not yet completed by Cart_wait / Cart_test) */
+    if (r->state != CC_REQ_INACTIVE)
         return cc_request_raise(r, cc_error_code(MPI_ERR_REQUEST,
                         "Cart_request_free: the request is active; complete it with Cart_wait or Cart_test first "
                         "(as MPI requires for collective operations)"));

@@ -8,6 +8,7 @@
 #include "util/alloc.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -412,52 +413,74 @@ static int send_marked(Cart_request r, int m)
     return MPI_SUCCESS;
 }
 
-/* Mark partition k (already checked) for every destination (dest < 0) or
- * for one. */
-static int mark(Cart_request r, const char *who, int k, int dest)
+/* A mark in two steps, so that a call that fails marks nothing.  claim()
+ * records partition k as marked for destination dest (dest < 0: for every
+ * destination) in marks / pdmark, which serve only to refuse a second
+ * mark: it returns 1, changing nothing, where k is marked already, and
+ * unclaim() takes a claim back.  mark() then counts the mark and starts
+ * what it completes. */
+static int claim(cc_part *p, int k, int dest)
 {
-    cc_part *p = r->part;
     if (p->send_kind == CC_PART_WHOLE && dest >= 0 && p->pdmark) { /* early bird, pipelined */
         int expect = 0;
-        if (!atomic_compare_exchange_strong(&p->pdmark[dest * p->nsend + k], &expect, 1))
-            return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
+        if (!atomic_compare_exchange_strong(&p->pdmark[dest * p->nsend + k], &expect, 1)) return 1;
         atomic_fetch_add(&p->marks[k], 1);
-        if (!p->direct) {
+        return 0;
+    }
+    if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
+        if (atomic_fetch_add(&p->marks[k], 1) < p->ndest) return 0;
+        atomic_fetch_sub(&p->marks[k], 1);
+        return 1;
+    }
+    int want = p->send_kind == CC_PART_WHOLE ? p->ndest : 1, expect = 0;
+    if (!atomic_compare_exchange_strong(&p->marks[k], &expect, want)) return 1;
+    if (p->send_kind == CC_PART_WHOLE && p->pdmark)
+        for (int d = 0; d < want; d++) atomic_store(&p->pdmark[d * p->nsend + k], 1);
+    return 0;
+}
+
+static void unclaim(cc_part *p, int k, int dest)
+{
+    if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
+        if (p->pdmark) atomic_store(&p->pdmark[dest * p->nsend + k], 0);
+        atomic_fetch_sub(&p->marks[k], 1);
+        return;
+    }
+    if (p->send_kind == CC_PART_WHOLE && p->pdmark)
+        for (int d = 0; d < p->ndest; d++) atomic_store(&p->pdmark[d * p->nsend + k], 0);
+    atomic_store(&p->marks[k], 0);
+}
+
+static int mark(Cart_request r, int k, int dest)
+{
+    cc_part *p = r->part;
+    if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
+        if (!p->pdmark || !p->direct) {
             maybe_start(r, k, 1);
             return MPI_SUCCESS;
         }
         atomic_fetch_add(&p->nready, 1);
         return send_marked(r, p->mfirst[dest] + k / p->agg);
     }
-    if (p->send_kind == CC_PART_WHOLE && dest >= 0) {
-        if (atomic_fetch_add(&p->marks[k], 1) >= p->ndest) {
-            atomic_fetch_sub(&p->marks[k], 1);
-            return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready for destination %d", who, k, dest);
-        }
-        maybe_start(r, k, 1);
+    int want = p->send_kind == CC_PART_WHOLE ? p->ndest : 1;
+    if (!p->direct) {
+        maybe_start(r, k, want);
         return MPI_SUCCESS;
     }
-    int want = p->send_kind == CC_PART_WHOLE ? p->ndest : 1, expect = 0;
-    if (!atomic_compare_exchange_strong(&p->marks[k], &expect, want))
-        return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready", who, k);
-    if (p->send_kind == CC_PART_WHOLE && p->pdmark)
-        for (int d = 0; d < want; d++) atomic_store(&p->pdmark[d * p->nsend + k], 1);
-    if (p->direct) {
-        atomic_fetch_add(&p->nready, want);
-        /* early bird: its message(s) leave now */
-        int rc = MPI_SUCCESS;
-        for (int d = 0; d < want; d++) {
-            int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? p->mfirst[d] + k / p->agg : p->pmsg[k]);
-            if (rc == MPI_SUCCESS) rc = rc2;
-        }
-        return rc;
+    atomic_fetch_add(&p->nready, want);
+    /* early bird: its message(s) leave now */
+    int rc = MPI_SUCCESS;
+    for (int d = 0; d < want; d++) {
+        int rc2 = send_marked(r, p->send_kind == CC_PART_WHOLE ? p->mfirst[d] + k / p->agg : p->pmsg[k]);
+        if (rc == MPI_SUCCESS) rc = rc2;
     }
-    maybe_start(r, k, want);
-    return MPI_SUCCESS;
+    return rc;
 }
 
 /* Mark partitions of one destination's block (dest >= 0) or of the whole
- * send buffer (dest < 0): n numbers from list, or lo..hi when list is NULL. */
+ * send buffer (dest < 0): n numbers from list, or lo..hi when list is NULL.
+ * Every number is checked and claimed before any is marked: a call that
+ * fails leaves every mark as it was. */
 static int pready_set(const char *who, int lo, int hi, int n, const int *list, int dest, Cart_request r)
 {
     int rc = check_ready(r, who, list ? n : 1);
@@ -482,9 +505,24 @@ static int pready_set(const char *who, int lo, int hi, int n, const int *list, i
             return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is out of range (0 ... %d%s)", who, k, end - first - 1,
                          dest >= 0 ? " in this destination's block" : "");
     }
-    for (int i = 0; i < count && rc == MPI_SUCCESS; i++) {
-        int k = first + (list ? list[i] : lo + i);
-        rc = mark(r, who, k, p->send_kind == CC_PART_BLOCKS ? -1 : dest);
+    int mdest = p->send_kind == CC_PART_BLOCKS ? -1 : dest, i;
+    for (i = 0; i < count; i++)
+        if (claim(p, first + (list ? list[i] : lo + i), mdest)) break;
+    if (i < count) {
+        int k = list ? list[i] : lo + i, at = i, twice = -1;
+        for (int j = 0; list && j < i && twice < 0; j++)
+            if (list[j] == k) twice = j;
+        while (i-- > 0) unclaim(p, first + (list ? list[i] : lo + i), mdest);
+        char d[48] = "";
+        if (dest >= 0 && p->send_kind == CC_PART_WHOLE) snprintf(d, sizeof d, " for destination %d", dest);
+        if (twice >= 0)
+            return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is given twice (partitions[%d] and [%d]); nothing was "
+                         "marked", who, k, twice, at);
+        return PFAIL(r, MPI_ERR_ARG, "%s: partition %d is already ready%s; nothing was marked", who, k, d);
+    }
+    for (i = 0; i < count; i++) {
+        int rc2 = mark(r, first + (list ? list[i] : lo + i), mdest);
+        if (rc == MPI_SUCCESS) rc = rc2;
     }
     return rc;
 }

@@ -9,7 +9,8 @@
  * attach a string to a code of a predefined class; MPICH 4.0.2 cannot).
  *
  *   test_errors GROUP      GROUP = create | iso | onesided | collectives |
- *                                  requests | queries | edge | nullargs | all
+ *                                  requests | queries | edge | nullargs |
+ *                                  allornothing | all
  * Each group is a separate CTest test with its own timeout, so a hang in one
  * (e.g. a process left waiting in Cart_neighborhood_create) fails that group
  * only.  Collectives check their arguments locally (cartcoll.h), so their
@@ -1004,6 +1005,95 @@ static void group_nullargs(void)
     }
 }
 
+/* ---- all-or-nothing partitioned calls (issue 26, D2 and D7) ----------------
+ * A Cart_pready* call that fails (a partition given twice, or already
+ * marked) marks nothing, so the correct follow-up completes the exchange
+ * with the right data; Cart_request_free refuses a started request until
+ * Cart_wait / Cart_test completed it, also once progress (Cart_parrived)
+ * has finished it.  Four transports: the early bird (palltoall, pallgather
+ * on the ring: blocks and one buffer to every destination), the pipelined
+ * transport (palltoall with COMBINING) and global meaning (palltoall on a
+ * duplicate of MPI_COMM_WORLD: the persistent collective on the whole
+ * buffers).  Data from first principles. */
+enum { AN_EARLY, AN_GATHER, AN_PIPE, AN_GLOBAL, AN_N };
+static void allornothing_case(int kind, MPI_Comm ring, MPI_Comm world)
+{
+    static const char *const kname[AN_N] = { "early bird palltoall", "early bird pallgather",
+                                            "pipelined palltoall", "global palltoall" };
+    enum { CNT = 4, PARTS = 2 }; /* elements and partitions per block */
+    int nblk = kind == AN_GLOBAL ? mt_size : 2, nsendblk = kind == AN_GATHER ? 1 : nblk;
+    int nsendparts = nsendblk * PARTS, nrecvparts = nblk * PARTS;
+    int *sb = malloc(sizeof(int) * (size_t)(nblk * CNT)), *rb = malloc(sizeof(int) * (size_t)(nblk * CNT));
+    for (int i = 0; i < nblk * CNT; i++) sb[i] = 1000 * mt_rank + 100 * (i / CNT) + i % CNT, rb[i] = -1;
+    MPI_Comm comm = kind == AN_GLOBAL ? world : ring;
+    MPI_Info info = kind == AN_PIPE ? mt_info("combining", NULL) : MPI_INFO_NULL;
+    Cart_request rq = CART_REQUEST_NULL;
+    int rc = kind == AN_GATHER ? Cart_pallgather_init(sb, PARTS, CNT / PARTS, MPI_INT, rb, PARTS, CNT / PARTS, MPI_INT, comm, info, &rq)
+                               : Cart_palltoall_init(sb, PARTS, CNT / PARTS, MPI_INT, rb, PARTS, CNT / PARTS, MPI_INT, comm, info, &rq);
+    mt_info_free(&info);
+    SUCCESS(rc, kname[kind], "_init");
+    if (rc != MPI_SUCCESS) goto out;
+    for (int rep = 0; rep < 2; rep++) {
+        SUCCESS(Cart_start(&rq), "Cart_start", kname[kind]);
+        int last = nsendparts - 1, twice[2] = { last, last }, mixed[3] = { 0, last, 0 };
+        EXPECT(Cart_pready_list(2, twice, rq), MPI_ERR_ARG, HANDLER_ANY, "Cart_pready_list", "a partition given twice");
+        EXPECT(Cart_pready_list(3, mixed, rq), MPI_ERR_ARG, HANDLER_ANY, "Cart_pready_list", "partition 0 given twice");
+        SUCCESS(Cart_pready(0, rq), "Cart_pready", "partition 0, after failed lists");
+        int again[2] = { 1, 0 };
+        if (last >= 1) {
+            EXPECT(Cart_pready_list(2, again, rq), MPI_ERR_ARG, HANDLER_ANY, "Cart_pready_list", "partition 0 marked before");
+            EXPECT(Cart_pready_range(0, last, rq), MPI_ERR_ARG, HANDLER_ANY, "Cart_pready_range", "partition 0 marked before");
+        }
+        if (kind == AN_GATHER && last >= 1) { /* one buffer to every destination: per-destination marks */
+            int dup_to[2] = { 1, 1 };
+            EXPECT(Cart_pready_list_to(2, dup_to, 0, rq), MPI_ERR_ARG, HANDLER_ANY, "Cart_pready_list_to",
+                   "a partition given twice");
+            EXPECT(Cart_pready_range_to(0, last, 1, rq), MPI_ERR_ARG, HANDLER_ANY, "Cart_pready_range_to",
+                   "partition 0 marked for every destination before");
+            SUCCESS(Cart_pready_to(1, 0, rq), "Cart_pready_to", "partition 1 for destination 0 only");
+            EXPECT(Cart_pready_range(1, last, rq), MPI_ERR_ARG, HANDLER_ANY, "Cart_pready_range",
+                   "partition 1 marked for destination 0 before");
+            SUCCESS(Cart_pready_to(1, 1, rq), "Cart_pready_to", "partition 1 for destination 1");
+            if (last >= 2) SUCCESS(Cart_pready_range(2, last, rq), "Cart_pready_range", "the rest");
+        } else if (last >= 1) {
+            SUCCESS(Cart_pready_range(1, last, rq), "Cart_pready_range", "the rest, after failed calls");
+        }
+        /* every receive partition arrived: the operation may be finished,
+         * but it is still active until completed */
+        for (int k = 0; k < nrecvparts; k++) {
+            int flag = 0;
+            while (!flag && Cart_parrived(rq, k, &flag) == MPI_SUCCESS) {
+            }
+        }
+        Cart_request keep = rq;
+        EXPECT(Cart_request_free(&rq), MPI_ERR_REQUEST, HANDLER_ANY, "Cart_request_free", "started, not completed");
+        MT_CHECK(rq == keep, "Cart_request_free of an active request changed the handle");
+        SUCCESS(Cart_wait(&rq), "Cart_wait", kname[kind]);
+        for (int j = 0; j < nblk; j++) {
+            int src = kind == AN_GLOBAL ? j : (mt_rank + (j == 0 ? 1 : -1) + mt_size) % mt_size;
+            int blk = kind == AN_GLOBAL ? mt_rank : kind == AN_GATHER ? 0 : j;
+            for (int e = 0; e < CNT; e++)
+                MT_CHECK(rb[j * CNT + e] == 1000 * src + 100 * blk + e, "%s rep %d: receive block %d element %d = %d, "
+                         "expected %d", kname[kind], rep, j, e, rb[j * CNT + e], 1000 * src + 100 * blk + e);
+        }
+        for (int i = 0; i < nblk * CNT; i++) rb[i] = -1;
+    }
+    SUCCESS(Cart_request_free(&rq), "Cart_request_free", kname[kind]);
+out:
+    free(sb);
+    free(rb);
+}
+
+static void group_allornothing(void)
+{
+    MPI_Comm ring = make_ring(), world;
+    MPI_Comm_dup(MPI_COMM_WORLD, &world);
+    MPI_Comm_set_errhandler(world, mt_errhandler);
+    for (int kind = 0; kind < AN_N; kind++) allornothing_case(kind, ring, world);
+    MPI_Comm_free(&world);
+    MPI_Comm_free(&ring);
+}
+
 /* ---- valid edge inputs that must not be refused ---------------------------- */
 
 static void group_edge(void)
@@ -1080,6 +1170,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(group, "queries")) any = 1, group_queries();
     if (all || !strcmp(group, "edge")) any = 1, group_edge();
     if (all || !strcmp(group, "nullargs")) any = 1, group_nullargs();
+    if (all || !strcmp(group, "allornothing")) any = 1, group_allornothing();
     if (!any) {
         if (!mt_rank) fprintf(stderr, "test_errors: unknown group %s\n", group);
         mt_failures++;
