@@ -873,7 +873,11 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  *     cartcoll_part_aggregate (or environment CARTCOLL_PART_AGGREGATE) =
  *     bytes overrides it, 0 = one message per partition; where the
  *     early bird or the pipelined transport below is considered, a value
- *     that is not a non-negative integer fails with MPI_ERR_ARG.
+ *     that is not a non-negative integer fails with MPI_ERR_ARG: the value
+ *     must be one or more decimal digits and nothing else (no sign, no
+ *     spaces; an empty info value is an error, an empty environment
+ *     variable counts as unset; values beyond 2^63 - 1 mean "no limit"),
+ *     on every MPI.
  *     Under MPI_THREAD_MULTIPLE the library's
  *     progress thread is started (it sleeps while no operation is active)
  *     so that early messages move while threads compute.  The algorithm

@@ -7,6 +7,7 @@
 
 #include "base/errors.h"
 #include "base/mpi_compat.h"
+#include "base/options.h"
 #include "bind/typemap.h"
 #include "choose/choose.h"
 #include "req/partitioned.h"
@@ -67,14 +68,11 @@ int cc_part_aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
         if (MPI_Info_get(info, "cartcoll_part_aggregate", (int)sizeof v - 1, v, &found) != MPI_SUCCESS) return 0;
 #endif
     }
+    /* A key present in info is a value, also where it is empty (MPICH
+     * stores ""); an empty environment variable is unset, as all of
+     * cartcoll's are. */
     const char *e = found ? v : getenv("CARTCOLL_PART_AGGREGATE");
-    if (e && *e) {
-        char *end = NULL;
-        long long b = strtoll(e, &end, 10);
-        if (*end || b < 0) return 0;
-        *bytes = b;
-        return 1;
-    }
+    if (found || (e && *e)) return cc_parse_bytes(e, bytes);
     double alpha = -1, beta = -1, overhead = -1;
     if (n) beta = n->beta, overhead = n->overhead;
     else (void)cc_model_fixed(&alpha, &beta, &overhead); /* no neighbourhood: the environment's or default model */

@@ -3,6 +3,7 @@
 #include "base/errors.h"
 #include "sched/schedule.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,19 @@ int cc_verbose(void)
 {
     const char *v = getenv("CARTCOLL_VERBOSE");
     return v && *v && strcmp(v, "0") != 0;
+}
+
+int cc_parse_bytes(const char *v, long long *out)
+{
+    if (!v || !*v) return 0;
+    long long x = 0;
+    for (const char *c = v; *c; c++) {
+        if (*c < '0' || *c > '9') return 0;
+        int d = *c - '0';
+        x = x > (LLONG_MAX - d) / 10 ? LLONG_MAX : x * 10 + d;
+    }
+    *out = x;
+    return 1;
 }
 
 static int lookup(const char *v, const char *const *names, int n)

@@ -27,6 +27,12 @@ int cc_options_env(cc_choice *out);
  * (class MPI_ERR_ARG or MPI_ERR_INFO) with the sentence, not raised. */
 int cc_options_info(MPI_Info info, cc_choice *inout, const char *who);
 
+/* A byte count given as text (info values, environment variables): one or
+ * more decimal digits and nothing else -- no sign, no spaces, no empty
+ * string; values beyond 2^63 - 1 saturate.  Returns 1 and sets *out, or 0
+ * (not a non-negative integer). */
+int cc_parse_bytes(const char *v, long long *out);
+
 /* CARTCOLL_VERBOSE set (and not 0): report decisions on stderr. */
 int cc_verbose(void);
 

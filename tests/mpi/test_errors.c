@@ -10,7 +10,7 @@
  *
  *   test_errors GROUP      GROUP = create | iso | onesided | collectives |
  *                                  requests | queries | edge | nullargs |
- *                                  allornothing | all
+ *                                  allornothing | infovalues | all
  * Each group is a separate CTest test with its own timeout, so a hang in one
  * (e.g. a process left waiting in Cart_neighborhood_create) fails that group
  * only.  Collectives check their arguments locally (cartcoll.h), so their
@@ -1094,6 +1094,63 @@ static void group_allornothing(void)
     MPI_Comm_free(&ring);
 }
 
+/* ---- info values of numbers (issue 26, D6) -----------------------------------
+ * cartcoll_part_aggregate takes decimal digits and nothing else, the same on
+ * both MPIs: every other value fails with MPI_ERR_ARG at _init (the early
+ * bird of palltoall, the pipelined allreduce), every integer runs the
+ * exchange right.  (Open MPI's MPI_Info_set refuses "" itself: skipped.) */
+static void group_infovalues(void)
+{
+    static const char *const bad[] = { "", " ", "abc", "7abc", "-1", "-0x1", "1e3", "0x10", "1.5", "- 3", " 7",
+                                       "+7", "7 " };
+    static const char *const good[] = { "0", "1", "00", "4096", "99999999999999999999" };
+    MPI_Comm ring = make_ring();
+    int n = (int)(sizeof bad / sizeof bad[0]), ng = (int)(sizeof good / sizeof good[0]);
+    for (int v = 0; v < n + ng; v++) {
+        const char *val = v < n ? bad[v] : good[v - n];
+        MPI_Info info;
+        MPI_Info_create(&info);
+        if (MPI_Info_set(info, "cartcoll_part_aggregate", val) != MPI_SUCCESS) {
+            mt_err_reset(); /* this MPI refuses the value itself */
+            MPI_Info_free(&info);
+            continue;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "cartcoll_part_aggregate = \"%s\"", val);
+        int sb[8], rb[8], sum[4], in[4];
+        for (int i = 0; i < 8; i++) sb[i] = 1000 * mt_rank + 100 * (i / 4) + i % 4, rb[i] = -1;
+        for (int i = 0; i < 4; i++) in[i] = mt_rank + i, sum[i] = -1;
+        Cart_request a = CART_REQUEST_NULL, r = CART_REQUEST_NULL;
+        int rc = Cart_palltoall_init(sb, 2, 2, MPI_INT, rb, 2, 2, MPI_INT, ring, info, &a);
+        if (v < n) EXPECT(rc, MPI_ERR_ARG, &ring, "Cart_palltoall_init", what);
+        else SUCCESS(rc, "Cart_palltoall_init", what);
+        int rc2 = Cart_pallreduce_init(in, sum, 2, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, info, &r);
+        if (v < n) EXPECT(rc2, MPI_ERR_ARG, &W, "Cart_pallreduce_init", what);
+        else SUCCESS(rc2, "Cart_pallreduce_init", what);
+        MPI_Info_free(&info);
+        if (v < n) continue;
+        if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS) continue;
+        Cart_start(&a);
+        Cart_start(&r);
+        SUCCESS(Cart_pready_range(0, 3, a), "Cart_pready_range", what);
+        SUCCESS(Cart_pready_range(0, 1, r), "Cart_pready_range", what);
+        SUCCESS(Cart_wait(&a), "Cart_wait", what);
+        SUCCESS(Cart_wait(&r), "Cart_wait", what);
+        for (int j = 0; j < 2; j++) {
+            int src = (mt_rank + (j == 0 ? 1 : -1) + mt_size) % mt_size;
+            for (int e = 0; e < 4; e++)
+                MT_CHECK(rb[j * 4 + e] == 1000 * src + 100 * j + e, "palltoall (%s): block %d element %d = %d, "
+                         "expected %d", what, j, e, rb[j * 4 + e], 1000 * src + 100 * j + e);
+        }
+        for (int i = 0; i < 4; i++)
+            MT_CHECK(sum[i] == mt_size * (mt_size - 1) / 2 + mt_size * i, "pallreduce (%s): element %d = %d, "
+                     "expected %d", what, i, sum[i], mt_size * (mt_size - 1) / 2 + mt_size * i);
+        Cart_request_free(&a);
+        Cart_request_free(&r);
+    }
+    MPI_Comm_free(&ring);
+}
+
 /* ---- valid edge inputs that must not be refused ---------------------------- */
 
 static void group_edge(void)
@@ -1171,6 +1228,7 @@ int main(int argc, char **argv)
     if (all || !strcmp(group, "edge")) any = 1, group_edge();
     if (all || !strcmp(group, "nullargs")) any = 1, group_nullargs();
     if (all || !strcmp(group, "allornothing")) any = 1, group_allornothing();
+    if (all || !strcmp(group, "infovalues")) any = 1, group_infovalues();
     if (!any) {
         if (!mt_rank) fprintf(stderr, "test_errors: unknown group %s\n", group);
         mt_failures++;
