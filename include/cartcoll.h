@@ -10,7 +10,11 @@
  * Conventions (as in MPI):
  *  - Every function returns MPI_SUCCESS or an MPI error code.  Use
  *    MPI_Error_class() to get the class (MPI_ERR_ARG, MPI_ERR_COUNT, ...) and
- *    MPI_Error_string() for a sentence saying what was wrong.  Before
+ *    MPI_Error_string() for a sentence saying what was wrong (on MPICH,
+ *    whose own MPI_Error_string cannot show strings added to codes of
+ *    predefined classes, libcartcoll defines MPI_Error_string through the
+ *    profiling interface: its own codes give the sentence, every other code
+ *    MPICH's text).  Before
  *    returning an error, the error handler of the communicator the call was
  *    given is invoked (requests: the communicator they were created on;
  *    calls without a communicator: MPI_COMM_SELF), so the default

@@ -36,10 +36,39 @@ static const char *recall(int cls)
     }
     return NULL;
 }
-static int probed;          /* 0: not yet, 1: strings on codes work, -1: they do not */
+static int probed;          /* 0: not yet, 1: strings on codes work, -1: they do not, 2: our table */
 static int codes[NCLASS][CC_ERR_RING];
 static int next[NCLASS];
 
+/* MPICH 4.0 takes a code that MPI_Add_error_code made for a predefined
+ * class for an index into its own error stack: MPI_Error_string gives a
+ * stale message of MPICH's instead of the string added for it.  There the
+ * library keeps the sentences itself (texts[class][slot], allocated on the
+ * slot's first use) and answers MPI_Error_string for its own codes, through
+ * the profiling interface; every other code goes to PMPI_Error_string. */
+#if defined(MPICH_VERSION) && !defined(CARTCOLL_NO_ERROR_STRING_HOOK)
+#define CC_ERROR_STRING_HOOK 1
+static char *texts[NCLASS][CC_ERR_RING];
+
+int MPI_Error_string(int code, char *string, int *resultlen)
+{
+    int cls = -1, found = 0;
+    if (code > MPI_SUCCESS && PMPI_Error_class(code, &cls) == MPI_SUCCESS && cls > MPI_SUCCESS && cls < NCLASS &&
+        string && resultlen) {
+        pthread_mutex_lock(&lock);
+        for (int k = 0; k < CC_ERR_RING && !found; k++)
+            if (codes[cls][k] == code && texts[cls][k]) {
+                snprintf(string, MPI_MAX_ERROR_STRING, "%s", texts[cls][k]);
+                *resultlen = (int)strlen(string);
+                found = 1;
+            }
+        pthread_mutex_unlock(&lock);
+    }
+    return found ? MPI_SUCCESS : PMPI_Error_string(code, string, resultlen);
+}
+#endif
+
+#ifndef CC_ERROR_STRING_HOOK
 /* Can this MPI give a code of a predefined class a string of our own? */
 static int probe(void)
 {
@@ -53,6 +82,7 @@ static int probe(void)
     codes[MPI_ERR_ARG][0] = code; /* reuse it as the first ring entry */
     return 1;
 }
+#endif
 
 /* msg is not const: MPI before 4.0 (SimGrid SMPI 3.32) declares
  * MPI_Add_error_string(int, char *). */
@@ -60,18 +90,28 @@ static int code_with_string(int cls, char *msg)
 {
     if (cls <= MPI_SUCCESS || cls >= NCLASS) return cls;
     pthread_mutex_lock(&lock);
+#ifdef CC_ERROR_STRING_HOOK
+    if (!probed) probed = 2;
+#else
     if (!probed) probed = probe();
-    int code = cls;
-    if (probed > 0) {
-        int *slot = &codes[cls][next[cls]];
-        if (!*slot && MPI_Add_error_code(cls, slot) != MPI_SUCCESS) *slot = 0;
-        if (*slot && MPI_Add_error_string(*slot, msg) == MPI_SUCCESS) {
-            code = *slot;
-            next[cls] = (next[cls] + 1) % CC_ERR_RING;
-        }
+#endif
+    int code = cls, kept = 0, *slot = &codes[cls][next[cls]];
+    if (probed > 0 && !*slot && MPI_Add_error_code(cls, slot) != MPI_SUCCESS) *slot = 0;
+    if (*slot && probed == 1) kept = MPI_Add_error_string(*slot, msg) == MPI_SUCCESS;
+#ifdef CC_ERROR_STRING_HOOK
+    char **text = &texts[cls][next[cls]];
+    if (*slot && !*text) *text = malloc(MPI_MAX_ERROR_STRING);
+    if (*slot && *text) {
+        snprintf(*text, MPI_MAX_ERROR_STRING, "%s", msg);
+        kept = 1;
+    }
+#endif
+    if (kept) {
+        code = *slot;
+        next[cls] = (next[cls] + 1) % CC_ERR_RING;
     }
     pthread_mutex_unlock(&lock);
-    if (code == cls) remember(cls, msg);
+    remember(cls, msg); /* (also for codes with a string: an MPI's own fatal handler does not print ours) */
     return code;
 }
 
@@ -79,7 +119,9 @@ static int code_with_string(int cls, char *msg)
  * user will see it before a fatal handler aborts. */
 static void maybe_print(MPI_Comm comm, int code, const char *msg)
 {
-    if (code != cc_error_class(code)) return; /* the code carries the sentence */
+    /* the code carries the sentence, which the MPI's own handlers print
+     * (not where the library keeps the sentences itself) */
+    if (code != cc_error_class(code) && probed == 1) return;
     const char *v = getenv("CARTCOLL_VERBOSE_ERRORS");
     int verbose = v && *v && strcmp(v, "0") != 0;
     if (!verbose) {
@@ -110,8 +152,8 @@ int cc_error_code(int cls, const char *fmt, ...)
 int cc_error_raise(MPI_Comm comm, int code)
 {
     if (comm == MPI_COMM_NULL) comm = MPI_COMM_SELF;
-    if (code == cc_error_class(code)) {
-        const char *msg = recall(code);
+    if (code == cc_error_class(code) || probed != 1) {
+        const char *msg = recall(cc_error_class(code));
         char s[MPI_MAX_ERROR_STRING];
         int len;
         if (msg) maybe_print(comm, code, msg);

@@ -6,10 +6,14 @@
  * (MPI_Add_error_code cannot be undone), so the sentence of a code stays
  * right until that class has raised CC_ERR_RING further errors.
  *
- * Some MPIs (MPICH 4.0) cannot attach a string to a code of a predefined
- * class; a probe at first use detects it.  Then the bare class is returned and
- * the sentence is printed on stderr when the handler is MPI_ERRORS_ARE_FATAL
- * (always with CARTCOLL_VERBOSE_ERRORS=1). */
+ * MPICH 4.0 cannot attach a string to a code of a predefined class (it
+ * reads such codes as indices into its own error stack): there the library
+ * keeps the sentences of its codes itself and defines MPI_Error_string,
+ * which answers for those codes and calls PMPI_Error_string for every other
+ * (errors.c).  Elsewhere a probe at first use checks that strings on codes
+ * work; where they do not, the bare class is returned.  Where the MPI's own
+ * handler cannot show the sentence, it is printed on stderr when the
+ * handler is MPI_ERRORS_ARE_FATAL (always with CARTCOLL_VERBOSE_ERRORS=1). */
 #ifndef CC_ERRORS_H
 #define CC_ERRORS_H
 

@@ -148,18 +148,22 @@ void mt_err_reset(void)
     mt_err.comm = MPI_COMM_NULL;
 }
 
+/* Whether MPI_Error_string of a cartcoll error code gives the library's
+ * sentence (it names the function): a failing local call, with
+ * MPI_ERRORS_RETURN on MPI_COMM_SELF for the moment. */
 int mt_error_strings_work(void)
 {
     static int known = -1;
     if (known < 0) {
-        int code, len = 0;
-        char buf[MPI_MAX_ERROR_STRING];
-        const char *probe = "cartcoll test probe sentence";
-        known = 0;
-        if (MPI_Add_error_code(MPI_ERR_ARG, &code) == MPI_SUCCESS &&
-            MPI_Add_error_string(code, probe) == MPI_SUCCESS &&
-            MPI_Error_string(code, buf, &len) == MPI_SUCCESS && len > 0 && strstr(buf, probe))
-            known = 1;
+        MPI_Errhandler old;
+        MPI_Comm_get_errhandler(MPI_COMM_SELF, &old);
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        int n = 0, len = 0, rc = Cart_stencil_count(2, 99, 0, 1, &n);
+        char buf[MPI_MAX_ERROR_STRING] = "";
+        known = rc != MPI_SUCCESS && MPI_Error_string(rc, buf, &len) == MPI_SUCCESS && len > 0 &&
+                strstr(buf, "Cart_stencil_count") != NULL;
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, old);
+        MPI_Errhandler_free(&old);
     }
     return known;
 }
