@@ -532,7 +532,14 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  * extension), made once, so that Cart_start creates nothing; where the MPI
  * has none, on inter-communicators, and for MPICH's gather, scatter and
  * allgather families (MPICH 4.0's persistent versions deliver wrong data),
- * Cart_start starts MPI's non-blocking MPI_IX instead.  Non-blocking and persistent calls keep copies of
+ * Cart_start starts MPI's non-blocking MPI_IX instead.  An alltoallv (Open
+ * MPI) or alltoallw (Open MPI, MPICH) with MPI_IN_PLACE, non-blocking or
+ * persistent, is MPI's non-blocking call without MPI_IN_PLACE, sending from
+ * a packed copy of the receive blocks made at each start (Open MPI 4.1's
+ * in-place forms leave the communicator's later non-blocking collectives
+ * hanging when some processes have no data; MPICH 4.0's in-place alltoallw
+ * delivers wrong data when the receive types differ); its blocks may then
+ * total at most INT_MAX bytes per process (MPI_ERR_COUNT).  Non-blocking and persistent calls keep copies of
  * the argument arrays and of derived datatypes, so those may be changed or
  * freed when the call returns -- except on inter-communicators, where they
  * must stay valid until the request completes (non-blocking) or is freed

@@ -375,6 +375,8 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
     c->istart = coll->istart;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
         rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    int routed = 0; /* in-place alltoallv / alltoallw where the MPI is wrong: global_inplace.c */
+    if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter) rc = cc_global_inplace(coll, who, c, &routed);
     if (rc != MPI_SUCCESS) {
         cc_mpicall_release(c);
         return cc_error_raise(c->comm, rc);
@@ -387,7 +389,7 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
     }
     /* MPI's persistent collective, made here on the kept arguments. */
     MPI_Request preq = MPI_REQUEST_NULL;
-    if (mode == CC_MODE_PERSISTENT && !inter && coll->pinit &&
+    if (mode == CC_MODE_PERSISTENT && !inter && coll->pinit && !routed &&
         (rc = coll->pinit(c, info, &preq)) != MPI_SUCCESS) {
         cc_mpicall_release(c);
         return rc; /* raised by MPI on c->comm */

@@ -52,6 +52,8 @@ void cc_mpicall_release(cc_mpicall *c)
     c->ndups = 0;
     free(c->owned);
     c->owned = NULL;
+    free(c->scratch);
+    c->scratch = NULL;
 }
 
 int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int persistent, const cc_mpicall *call)
