@@ -8,7 +8,8 @@
  * non-blocking collective on the communicator waits for messages under
  * tags the others never use (it hangs).  MPICH 4.0's in-place
  * MPI_Ialltoallw / MPI_Alltoallw_init deliver wrong data where the receive
- * types differ from block to block.  The blocking calls and the calls
+ * types differ in size from block to block (its in-place schedule takes
+ * the size of recvtypes[i], the loop index, for the block of peer dst).  The blocking calls and the calls
  * without MPI_IN_PLACE are right on both.
  *
  * Route: MPI's non-blocking call without MPI_IN_PLACE.  At each start the
