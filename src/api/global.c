@@ -218,8 +218,9 @@ static long long sum_counts(const int *counts, int n)
 static int null_buffer(const char *who, const char *name, const void *buf, long long count, MPI_Datatype t)
 {
     if (buf || count <= 0 || !named_bytes(t)) return MPI_SUCCESS;
-    return cc_error_code(MPI_ERR_BUFFER, "%s: %s is NULL but %lld elements of a predefined datatype are to be %s "
-                         "there", who, name, count, strcmp(name, "sendbuf") ? "received" : "sent from");
+    const char *how = !strcmp(name, "sendbuf") ? "sent from" : !strcmp(name, "buffer") ? "broadcast in" : "received in";
+    return cc_error_code(MPI_ERR_BUFFER, "%s: %s is NULL but %lld elements of a predefined datatype are to be %s it",
+                         who, name, count, how);
 }
 
 /* Buffers of a call on an intra-communicator of `size` processes, once
