@@ -237,7 +237,7 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
      * of whole receive elements */
     for (int j = 0; rc == MPI_SUCCESS && j < tin; j++) {
         long long rblk = (long long)eb_rp(b, j) * eb_rc(b, j), nm = in[j].msg[0];
-        if (in[j].rank == MPI_PROC_NULL) in[j].msg[0] = 1; /* one receive that completes at once */
+        if (in[j].rank == MPI_PROC_NULL) in[j].msg[0] = 1; /* one receive slot, MPI_REQUEST_NULL: complete */
         else if (in[j].msg[1] != rblk * in[j].size || nm < 0 || (nm == 0 ? rblk != 0 : rblk % nm != 0)) ok = 0;
     }
     if (rc != MPI_SUCCESS || !cc_part_agree(pc, ok)) {
@@ -317,7 +317,10 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
                 p->mbytes[k] = (size_t)each * (size_t)o->size;
                 if (!gather)
                     for (int q = 0; q < o->g; q++) p->pmsg[soff[u] + m * o->g + q] = k;
-                if (!p->kself[k] && rc == MPI_SUCCESS)
+                /* off a mesh: no persistent request to MPI_PROC_NULL (MPICH 4.0
+                 * freeing one breaks every later MPI-4 persistent collective of
+                 * the process); MPI_REQUEST_NULL is complete at once */
+                if (!p->kself[k] && o->rank != MPI_PROC_NULL && rc == MPI_SUCCESS)
                     rc = MPI_Send_init((const char *)sendbuf + p->msoff[k], (int)each, o->t, o->rank, o->tag * M + m,
                                        p->pcomm, &p->sreq[k]);
             }
@@ -329,7 +332,7 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
             int per = in[j].msg[0] > 0 ? (int)(p->rblk[j] / in[j].msg[0]) : 0;
             for (int m = 0; rc == MPI_SUCCESS && m < (int)in[j].msg[0]; m++) {
                 p->rreq[p->nrmsg] = MPI_REQUEST_NULL;
-                if (p->rfrom[j] < 0)
+                if (p->rfrom[j] < 0 && in[j].rank != MPI_PROC_NULL) /* (as the sends) */
                     rc = MPI_Recv_init((char *)recvbuf + eb_rdisp(b, j, in[j].ext) + (MPI_Aint)m * per * in[j].ext,
                                        per, in[j].t, in[j].rank, in[j].tag * M + m, p->pcomm, &p->rreq[p->nrmsg]);
                 p->nrmsg++;

@@ -225,7 +225,8 @@ static int start_send(Cart_request r, int k)
         atomic_fetch_add(&p->nstarted, 1);
         return MPI_SUCCESS;
     }
-    int rc = MPI_Start(&p->sreq[k]);
+    /* (MPI_REQUEST_NULL: a block off a mesh, to MPI_PROC_NULL) */
+    int rc = p->sreq[k] != MPI_REQUEST_NULL ? MPI_Start(&p->sreq[k]) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS) r->error = rc;
     atomic_fetch_add(&p->nstarted, 1);
     return rc;
