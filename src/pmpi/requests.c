@@ -8,10 +8,10 @@
  *     completes it (MPI_Wait* / MPI_Test* / MPI_Request_free), calling
  *     query_fn for the status and free_fn, which releases the entry;
  *   - a persistent MPI_Neighbor_*_init gets an inactive persistent request
- *     (MPI_Recv_init from MPI_PROC_NULL), which MPI treats as inactive
- *     wherever it meets it; the completion calls (completion.c) keep the
- *     MPI-visible life cycle -- inactive, active, complete -- here, since a
- *     generalized request cannot be restarted.
+ *     (MPI_Recv_init from itself on MPI_COMM_SELF, never started), which
+ *     MPI treats as inactive wherever it meets it; the completion calls
+ *     (completion.c) keep the MPI-visible life cycle -- inactive, active,
+ *     complete -- here, since a generalized request cannot be restarted.
  *
  * Entries are found by handle (a hash table; only live requests: O(active
  * requests)) and the active ones sit in a pending list that pl_drive
@@ -238,9 +238,11 @@ int pl_req_persistent(Cart_request cr, int cartesian, MPI_Request *handle)
     static char nothing;
     program_thread = 1;
     pl_req *e = calloc(1, sizeof *e);
-    /* A receive from MPI_PROC_NULL: a legal persistent request that MPI
-     * treats as inactive everywhere (it is never started). */
-    int rc = e ? PMPI_Recv_init(&nothing, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &e->handle) : MPI_ERR_NO_MEM;
+    /* A receive from this process on MPI_COMM_SELF: a legal persistent
+     * request that MPI treats as inactive everywhere (it is never started:
+     * MPI_Start* come here).  Not from MPI_PROC_NULL: MPICH 4.0 freeing such
+     * a request breaks every later MPI-4 persistent collective. */
+    int rc = e ? PMPI_Recv_init(&nothing, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &e->handle) : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
         e->cr = cr;
         e->persistent = 1;
