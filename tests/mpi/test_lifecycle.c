@@ -17,10 +17,14 @@
  * communicators, cartcoll.h's neighbourhood meaning (dst[i] = R + N[i],
  * src[j] = R - N[j], nothing across a mesh's edge) on neighbourhoods.
  *
- *   test_lifecycle [--first plain|mesh|torus|all] [--free-only] [--break-oracle]
+ *   test_lifecycle [--first plain|mesh|torus] [--kind K] [--then K] [--info 0|1|2]
+ *                  [--free-only] [--multiple] [--verbose] [--break-oracle]
  *
  * --first restricts the first requests to one communicator kind (the
- * ctest runs split the work so); --break-oracle corrupts the expectation
+ * ctest runs split the work so); --kind, --then, --info, --free-only narrow
+ * a replay (the first kind, the later kind, the first info, only freeing
+ * unstarted); --multiple runs under MPI_THREAD_MULTIPLE (the early bird's
+ * and slices' progress thread runs); --break-oracle corrupts the expectation
  * of one kind, so the run must fail.  A hang is caught by ctest's TIMEOUT. */
 #include "mpitest.h"
 
@@ -300,7 +304,23 @@ static void life(int kind, int ctx, int i, int free_only, const char *stage)
 
 int main(int argc, char **argv)
 {
-    mt_init(&argc, &argv, "test_lifecycle");
+    int multiple = 0;
+    for (int a = 1; a < argc; a++) multiple |= !strcmp(argv[a], "--multiple");
+    if (multiple) { /* (mt_init's work, with MPI_Init_thread) */
+        int provided = MPI_THREAD_SINGLE;
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+        mt_name = "test_lifecycle";
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        if (provided < MPI_THREAD_MULTIPLE) {
+            if (mt_rank == 0) printf("test_lifecycle: MPI_THREAD_MULTIPLE not provided: skipped\n");
+            MPI_Finalize();
+            return 77;
+        }
+    } else {
+        mt_init(&argc, &argv, "test_lifecycle");
+    }
     int first_lo = 0, first_hi = NCTX - 1, free_only = 0, only_first = -1, only_then = -1, only_info = -1;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--break-oracle")) broken = K_SCAN;
