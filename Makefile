@@ -4,13 +4,14 @@
 #   make build   build with Open MPI only
 #   make build-smpi  build for SimGrid SMPI (smpicc) in build/smpi
 #   make scale   the simulated scale lab (scripts/scale.sh, docs/scale.md)
+#   make sanitize  ASan+UBSan build of the library and its risky tests (part of check)
 # Build trees: build/openmpi, build/mpich.  Variables: MPIS, BUILD_TYPE, JOBS.
 MPIS       ?= openmpi mpich
 BUILD_TYPE ?= RelWithDebInfo
 JOBS       ?= 2
 BUILD      := build
 
-.PHONY: all build build-smpi scale scale-quick check demo deps fuzz install clean $(addprefix build-,$(MPIS)) $(addprefix check-,$(MPIS))
+.PHONY: all build build-smpi scale scale-quick check sanitize demo deps fuzz install clean $(addprefix build-,$(MPIS)) $(addprefix check-,$(MPIS))
 
 all: build
 
@@ -44,8 +45,12 @@ $(addprefix check-,$(MPIS)): check-%: build-%
 	cd $(BUILD)/$* && ctest --output-on-failure
 
 check: $(addprefix check-,$(MPIS))
+	@scripts/sanitize.sh openmpi
 	@scripts/fuzz.sh 20
 	@echo "make check: all tests passed with: $(MPIS)"
+
+sanitize: deps
+	scripts/sanitize.sh openmpi
 
 demo: build-openmpi
 	@scripts/demo.sh $(BUILD)/openmpi

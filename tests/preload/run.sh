@@ -21,6 +21,10 @@ case $($launcher --version 2>&1 | head -1) in
 *) env1() { echo "-genv $1 $2"; } ;;
 esac
 fail() { echo "run.sh: $name: $*"; cat "$out"; exit 1; }
+# A drop-in built with AddressSanitizer (scripts/sanitize.sh) needs the ASan
+# runtime first among the preloaded libraries.
+asan=$(ldd "$lib" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*libasan[^ ]*\).*/\1/p' | head -n 1)
+[ -n "$asan" ] && lib="$asan:$lib"
 
 # launch TIMEOUT MODE [VAR=value...]: the program with the drop-in in MODE
 # ("none": without it); sets rc (124: timed out).
