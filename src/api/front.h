@@ -67,6 +67,13 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
  * Returns MPI_SUCCESS or an error code (not raised). */
 int cc_global_inplace(const cc_coll *coll, const char *who, cc_mpicall *c, int *routed);
 
+/* Where the MPI underneath gets call c of collective `coll` wrong in this
+ * mode (global_routes.c): route it through MPI calls that are right
+ * (c->istart and what it needs in c->owned, which must be NULL then), or
+ * refuse it.  Called once the call's arguments are checked and kept.
+ * Returns MPI_SUCCESS or an error code (not raised). */
+int cc_global_route(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode);
+
 /* Local checks of call c of collective k on an intra-communicator whose
  * argument arrays have nsend / nrecv entries (-1: one per process): request,
  * root (*root_here: this process is it), operation, significant counts,

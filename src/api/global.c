@@ -10,7 +10,9 @@
  * gather, scatter and allgather families, whose 4.0 versions deliver
  * wrong data) Cart_start starts MPI's non-blocking call.  Non-blocking and
  * persistent calls keep copies of the argument arrays and duplicates of
- * derived datatypes, which the caller may change or free after the call. */
+ * derived datatypes, which the caller may change or free after the call.
+ * Combinations the MPI underneath gets wrong take a route through MPI calls
+ * that are right, or are refused (global_routes.c). */
 #include "api/front.h"
 
 #include "base/errors.h"
@@ -376,7 +378,9 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
     c->istart = coll->istart;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
         rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
-    int routed = 0; /* in-place alltoallv / alltoallw where the MPI is wrong: global_inplace.c */
+    /* where the MPI underneath is wrong: global_routes.c, global_inplace.c */
+    if (rc == MPI_SUCCESS) rc = cc_global_route(coll, who, c, inter, mode);
+    int routed = 0;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter) rc = cc_global_inplace(coll, who, c, &routed);
     if (rc != MPI_SUCCESS) {
         cc_mpicall_release(c);

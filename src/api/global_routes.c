@@ -1,0 +1,107 @@
+/* Routes around MPI collectives that are wrong (global and inter-
+ * communicator meaning).  With global meaning a Cart_ collective is MPI's
+ * own (global.c); where the MPI underneath gives wrong results for a
+ * combination, and MPI calls that are right can give the same result, the
+ * call takes that route instead; where none exists it is refused
+ * (MPI_ERR_UNSUPPORTED_OPERATION with a sentence) -- never wrong data in
+ * silence.  Each route is guarded by the MPI it concerns.  test_mpibugs
+ * finds the combinations (tests/mpi/README.md, "MPI defects worked
+ * around"); include/cartcoll.h ("One interface set") lists them.
+ *
+ * A route replaces c->istart (the call started at each start of a
+ * non-blocking or persistent request) and keeps what it needs in c->owned,
+ * allocated here, at the call or the _init: a start allocates nothing. */
+#include "api/front.h"
+
+#include "base/errors.h"
+
+#include <stdlib.h>
+
+#ifdef MPICH_VERSION
+/* MPICH (4.0, and its sources to this day: ibcast_inter_sched_flat.c):
+ * MPI_Ibcast on an inter-communicator -- and so cartcoll's persistent
+ * bcast there, which starts MPI_Ibcast -- runs the receiving group's local
+ * broadcast from the root's remote rank instead of from its rank 0, which
+ * alone received the data: with a root other than rank 0 of its group the
+ * receivers end with what their process of the root's rank held (nothing
+ * new), and every call returns MPI_SUCCESS.  The blocking MPI_Bcast is
+ * right.  Route: MPI_Ialltoallv, in which the root sends its buffer to
+ * every process of the other group and nobody else sends anything.  The
+ * root's own group passes MPI_PROC_NULL except at the root, so those
+ * processes cannot tell whether the root is rank 0: every non-blocking and
+ * persistent inter-communicator bcast takes the route. */
+static int bcast_by_alltoallv(const cc_mpicall *c, MPI_Request *rq)
+{
+    return MPI_Ialltoallv(c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts,
+                          c->rdispls, c->recvtype, c->comm, rq);
+}
+
+static int route_inter_bcast(const char *who, cc_mpicall *c)
+{
+    int n;
+    MPI_Comm_remote_size(c->comm, &n);
+    /* sendcounts, sdispls, recvcounts, rdispls, and two ints standing for
+     * the buffer of the side that carries nothing (distinct, not NULL) */
+    int *a = calloc(4 * (size_t)n + 2, sizeof(int));
+    if (!a) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    void *buf = c->recvbuf;
+    int count = c->recvcount;
+    MPI_Datatype type = c->recvtype;
+    c->owned = a; /* bcast's call owns nothing else */
+    c->sendcounts = a;
+    c->sdispls = a + n;
+    c->recvcounts = a + 2 * (size_t)n;
+    c->rdispls = a + 3 * (size_t)n;
+    c->sendbuf = a + 4 * (size_t)n;
+    c->recvbuf = a + 4 * (size_t)n + 1;
+    c->sendtype = c->recvtype = MPI_BYTE;
+    if (c->root == MPI_ROOT) { /* the root: its buffer to every remote process */
+        for (int j = 0; j < n; j++) a[j] = count;
+        c->sendbuf = buf;
+        c->sendtype = type;
+    } else if (c->root >= 0) { /* the receiving group: from the root */
+        a[2 * (size_t)n + (size_t)c->root] = count;
+        c->recvbuf = buf;
+        c->recvtype = type;
+    } /* MPI_PROC_NULL: nothing */
+    c->istart = bcast_by_alltoallv;
+    return MPI_SUCCESS;
+}
+#endif
+
+#ifdef OPEN_MPI
+/* Open MPI (4.1, libnbc): MPI_Ibarrier on an inter-communicator -- and so
+ * cartcoll's persistent barrier there -- lets a process leave before every
+ * process of the other group entered (test_mpibugs: 2 + 2 groups, rank 1
+ * late).  Route: MPI_Iallreduce of one int over the inter-communicator;
+ * each process's result is reduced from every process of the other group,
+ * so none completes before all of them entered. */
+static int barrier_by_iallreduce(const cc_mpicall *c, MPI_Request *rq)
+{
+    return MPI_Iallreduce(c->sendbuf, c->recvbuf, 1, MPI_INT, MPI_SUM, c->comm, rq);
+}
+
+static int route_inter_barrier(const char *who, cc_mpicall *c)
+{
+    int *a = calloc(2, sizeof(int));
+    if (!a) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    c->owned = a; /* barrier's call owns nothing else */
+    c->sendbuf = a;
+    c->recvbuf = a + 1;
+    c->istart = barrier_by_iallreduce;
+    return MPI_SUCCESS;
+}
+#endif
+
+int cc_global_route(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode)
+{
+    (void)coll, (void)who, (void)c;
+    if (mode == CC_MODE_BLOCKING || !inter) return MPI_SUCCESS; /* nothing found wrong there */
+#ifdef MPICH_VERSION
+    if (coll == &cc_coll_bcast) return route_inter_bcast(who, c);
+#endif
+#ifdef OPEN_MPI
+    if (coll == &cc_coll_barrier) return route_inter_barrier(who, c);
+#endif
+    return MPI_SUCCESS;
+}
