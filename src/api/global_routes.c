@@ -16,6 +16,7 @@
 #include "base/errors.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef MPICH_VERSION
 /* MPICH (4.0, and its sources to this day: ibcast_inter_sched_flat.c):
@@ -67,6 +68,32 @@ static int route_inter_bcast(const char *who, cc_mpicall *c)
     c->istart = bcast_by_alltoallv;
     return MPI_SUCCESS;
 }
+
+/* MPICH 4.0: the blocking MPI_Reduce with MPI_IN_PLACE at a root other
+ * than rank 0 crashes (segmentation fault inside MPI_Reduce) once the
+ * buffer exceeds 512 ints (2 KiB, where MPICH changes algorithm); MPI_Ireduce
+ * and MPI_Reduce_init are right.  Route: the root passes a copy of its
+ * receive buffer as the send buffer (the span its datatype covers, copied
+ * byte for byte right before the call, freed with the call).  Only the root
+ * passes MPI_IN_PLACE, and nothing changes for the other processes. */
+static int route_reduce_in_place(const char *who, cc_mpicall *c)
+{
+    int rank;
+    MPI_Comm_rank(c->comm, &rank);
+    if (rank != c->root || !c->recvbuf) return MPI_SUCCESS; /* erroneous: MPI reports it */
+    MPI_Aint lb, extent, tlb, textent;
+    MPI_Type_get_extent(c->recvtype, &lb, &extent);
+    MPI_Type_get_true_extent(c->recvtype, &tlb, &textent);
+    if (c->recvcount == 0 || textent == 0) return MPI_SUCCESS;
+    MPI_Aint span = (MPI_Aint)(c->recvcount - 1) * extent + textent; /* from recvbuf + tlb on */
+    if (extent < 0) return MPI_SUCCESS; /* negative extents: left to MPI (not seen in the crash) */
+    char *copy = malloc((size_t)span);
+    if (!copy) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    memcpy(copy, (const char *)c->recvbuf + tlb, (size_t)span);
+    c->owned = copy; /* reduce's call owns nothing else */
+    c->sendbuf = copy - tlb;
+    return MPI_SUCCESS;
+}
 #endif
 
 #ifdef OPEN_MPI
@@ -96,7 +123,11 @@ static int route_inter_barrier(const char *who, cc_mpicall *c)
 int cc_global_route(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode)
 {
     (void)coll, (void)who, (void)c;
-    if (mode == CC_MODE_BLOCKING || !inter) return MPI_SUCCESS; /* nothing found wrong there */
+#ifdef MPICH_VERSION
+    if (mode == CC_MODE_BLOCKING && !inter && coll == &cc_coll_reduce && c->sendbuf == MPI_IN_PLACE && c->root != 0)
+        return route_reduce_in_place(who, c);
+#endif
+    if (mode == CC_MODE_BLOCKING || !inter) return MPI_SUCCESS; /* nothing else found wrong there */
 #ifdef MPICH_VERSION
     if (coll == &cc_coll_bcast) return route_inter_bcast(who, c);
 #endif

@@ -16,8 +16,9 @@
  * locally from first principles (who sent which element), never by MPI:
  * bytes MPI must not touch keep a sentinel, send buffers stay unchanged.
  * The barrier is checked causally: a process of the group that must wait
- * for a late process (late by 60 ms) may not leave before it entered, on
- * the node's CLOCK_MONOTONIC (all processes on one node).
+ * for a late process (the last rank of a group, late by 60 ms) may not
+ * leave before it entered, on the node's CLOCK_MONOTONIC (all processes on
+ * one node).
  *
  * A combination the library refuses with MPI_ERR_UNSUPPORTED_OPERATION
  * (header: an MPI bug without a correct route) counts as refused, not as
@@ -25,7 +26,15 @@
  * (communicator, collective, form) with the roots that failed, so a run on
  * an MPI without the library's work-arounds lists that MPI's bugs.
  *
- * test_mpibugs [--only COLL] [--quiet] */
+ * --scale K multiplies every count and displacement by K (MPI's algorithms
+ * change with the message size; K <= 1024).  --mpi calls MPI's own
+ * collectives (MPI_X, MPI_IX, MPI-4 MPI_X_init or Open MPI's MPIX_X_init)
+ * with the same arguments and oracle instead of the Cart_ ones: the list of
+ * what the MPI gets wrong, which the library must route around or refuse
+ * (allgatherw, not in MPI, is refused there).  MPI calls already known
+ * wrong are left out there unless --all (known_bad, known_crash).
+ *
+ * test_mpibugs [--only COLL] [--quiet] [--scale K] [--mpi [--all]] */
 #define _POSIX_C_SOURCE 200809L
 #include "mpitest.h"
 
@@ -34,6 +43,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#ifdef OPEN_MPI
+#include <mpi-ext.h> /* MPIX_X_init (OMPI_HAVE_MPI_EXT_PCOLLREQ) */
+#endif
+/* MPI's persistent collectives, where the MPI has them (--mpi). */
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define PINIT(Upper) MPIX_##Upper##_init
+#elif MPI_VERSION >= 4
+#define PINIT(Upper) MPI_##Upper##_init
+#endif
 
 enum {
     C_BARRIER, C_BCAST, C_GATHER, C_GATHERV, C_SCATTER, C_SCATTERV, C_REDUCE, C_ALLREDUCE, C_RSB, C_RS, C_SCAN,
@@ -46,7 +65,8 @@ static const char *const coll_name[NCOLL] = {
 };
 static const char *const form_name[3] = { "blocking", "non-blocking", "persistent" };
 
-#define CAP 256          /* ints in every buffer */
+#define CAPB 128         /* ints in every buffer, times the scale */
+#define MAXK 1024        /* largest --scale */
 #define MAXP 16          /* processes per group */
 #define SENT (-7)        /* bytes MPI must not touch */
 #define DONTCARE INT_MIN /* undefined by MPI (exscan at rank 0, in-place reduce_scatter's tail) */
@@ -61,7 +81,7 @@ typedef struct {
 } ctx_t;
 
 /* What process (g, r) contributes: element i of its block k, run `salt`. */
-static int V(int g, int r, int k, int i, int salt) { return salt * 100000 + g * 10000 + r * 1000 + k * 100 + i; }
+static int V(int g, int r, int k, int i, int salt) { return ((((salt % 16) * 2 + g) * 16 + r) * 16 + k) * 16384 + i; }
 /* v counts (independent of the salt: persistent requests keep them). */
 static int cnt1(int g, int r) { return (r + g + 1) % 4; }                  /* gatherv, allgather(v,w): by sender */
 static int cnts(int g, int r) { return (r + g + 2) % 4; }                  /* scatterv: by receiver */
@@ -81,7 +101,6 @@ static int rs_count(int n, int i)
 typedef struct {
     int coll, form, inplace, rootg, rootr;
     int root;     /* the root argument of this process */
-    int sb[CAP], rb[CAP], exp[CAP], sb0[CAP];
     int scount, rcount;
     int scounts[MAXP], sdispls[MAXP], rcounts[MAXP], rdispls[MAXP];
     MPI_Aint sdw[MAXP], rdw[MAXP];
@@ -89,6 +108,11 @@ typedef struct {
 } call_t;
 
 static int quiet = 0, next_salt = 1;
+/* --scale K: every count and displacement times K (MPI's algorithms change
+ * with the message size); --mpi: call MPI's collectives directly instead
+ * of the Cart_ ones (what the library must route around). */
+static int K = 1, cap = CAPB, raw = 0;
+static int sbuf[CAPB * MAXK], rbuf[CAPB * MAXK], ebuf[CAPB * MAXK], sbuf0[CAPB * MAXK];
 static long wrong[NCOLL][3], refused[NCOLL][3];
 static unsigned wrong_roots[NCOLL][3];
 
@@ -119,39 +143,39 @@ static void setup(const ctx_t *x, call_t *c)
     c->scount = c->rcount = 0;
     switch (c->coll) {
     case C_BCAST: case C_GATHER: case C_SCATTER: case C_REDUCE: case C_ALLREDUCE: case C_SCAN: case C_EXSCAN:
-        c->scount = c->rcount = 3;
+        c->scount = c->rcount = 3 * K;
         break;
     case C_GATHERV:
-        c->scount = cnt1(x->g, x->lr);
-        for (int j = 0; j < n; j++) c->rcounts[j] = cnt1(pg, j), c->rdispls[j] = j * STRIDE + 1;
+        c->scount = cnt1(x->g, x->lr) * K;
+        for (int j = 0; j < n; j++) c->rcounts[j] = cnt1(pg, j) * K, c->rdispls[j] = (j * STRIDE + 1) * K;
         break;
     case C_SCATTERV:
-        c->rcount = cnts(x->g, x->lr);
-        for (int j = 0; j < n; j++) c->scounts[j] = cnts(pg, j), c->sdispls[j] = (n - 1 - j) * STRIDE + 2;
+        c->rcount = cnts(x->g, x->lr) * K;
+        for (int j = 0; j < n; j++) c->scounts[j] = cnts(pg, j) * K, c->sdispls[j] = ((n - 1 - j) * STRIDE + 2) * K;
         break;
     case C_RSB:
-        c->rcount = x->inter ? x->rs : 3; /* inter: ls * recvcount = the other group's vector length ls * rs */
+        c->rcount = (x->inter ? x->rs : 3) * K; /* inter: ls * recvcount = the other group's vector length ls * rs */
         break;
     case C_RS:
-        for (int j = 0; j < x->ls; j++) c->rcounts[j] = rs_count(x->ls, j);
+        for (int j = 0; j < x->ls; j++) c->rcounts[j] = rs_count(x->ls, j) * K;
         break;
     case C_ALLGATHER: case C_ALLTOALL:
-        c->scount = c->rcount = 2;
+        c->scount = c->rcount = 2 * K;
         break;
     case C_ALLGATHERV: case C_ALLGATHERW:
-        c->scount = cnt1(x->g, x->lr);
+        c->scount = cnt1(x->g, x->lr) * K;
         for (int j = 0; j < n; j++) {
-            c->rcounts[j] = cnt1(pg, j);
-            c->rdispls[j] = j * STRIDE + 1;
+            c->rcounts[j] = cnt1(pg, j) * K;
+            c->rdispls[j] = (j * STRIDE + 1) * K;
             c->rdw[j] = (MPI_Aint)sizeof(int) * c->rdispls[j];
         }
         break;
     case C_ALLTOALLV: case C_ALLTOALLW:
         for (int j = 0; j < n; j++) {
-            c->scounts[j] = cnt2(x->g, x->lr, pg, j);
-            c->rcounts[j] = cnt2(pg, j, x->g, x->lr);
-            c->sdispls[j] = (n - 1 - j) * STRIDE + 2;
-            c->rdispls[j] = j * STRIDE + 1;
+            c->scounts[j] = cnt2(x->g, x->lr, pg, j) * K;
+            c->rcounts[j] = cnt2(pg, j, x->g, x->lr) * K;
+            c->sdispls[j] = ((n - 1 - j) * STRIDE + 2) * K;
+            c->rdispls[j] = (j * STRIDE + 1) * K;
             c->sdw[j] = (MPI_Aint)sizeof(int) * c->sdispls[j];
             c->rdw[j] = (MPI_Aint)sizeof(int) * c->rdispls[j];
         }
@@ -166,13 +190,13 @@ static void fill(const ctx_t *x, call_t *c, int s)
 {
     int g = x->g, me = x->lr, pg = pg_of(x), n = x->rs, ip = c->inplace;
     int isroot = x->inter ? c->root == MPI_ROOT : me == c->root;
-    int *sb = c->sb, *rb = c->rb, *e = c->exp;
-    for (int i = 0; i < CAP; i++) sb[i] = rb[i] = e[i] = SENT;
+    int *sb = sbuf, *rb = rbuf, *e = ebuf;
+    for (int i = 0; i < cap; i++) sb[i] = rb[i] = e[i] = SENT;
     switch (c->coll) {
     case C_BCAST: {
         int src = x->inter ? c->rootg : 0;
         int get = !x->inter || g != c->rootg || isroot;
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < c->rcount; i++) {
             if (isroot) rb[i] = V(src, c->rootr, 0, i, s);
             if (get) e[i] = V(src, c->rootr, 0, i, s);
         }
@@ -184,7 +208,7 @@ static void fill(const ctx_t *x, call_t *c, int s)
         for (int i = 0; i < c->scount && sends; i++) sb[i] = V(g, me, 0, i, s);
         if (isroot)
             for (int j = 0; j < n; j++) {
-                int at = v ? c->rdispls[j] : j * 3, m = v ? c->rcounts[j] : 3;
+                int at = v ? c->rdispls[j] : j * c->rcount, m = v ? c->rcounts[j] : c->rcount;
                 for (int i = 0; i < m; i++) {
                     e[at + i] = V(pg, j, 0, i, s);
                     if (ip && j == me) rb[at + i] = e[at + i];
@@ -197,7 +221,7 @@ static void fill(const ctx_t *x, call_t *c, int s)
         int src = x->inter ? c->rootg : 0;
         if (isroot)
             for (int j = 0; j < n; j++) {
-                int at = v ? c->sdispls[j] : j * 3, m = v ? c->scounts[j] : 3;
+                int at = v ? c->sdispls[j] : j * c->scount, m = v ? c->scounts[j] : c->scount;
                 for (int i = 0; i < m; i++) sb[at + i] = V(src, c->rootr, j, i, s);
             }
         int gets = x->inter ? g != c->rootg : !(ip && isroot);
@@ -207,7 +231,7 @@ static void fill(const ctx_t *x, call_t *c, int s)
     case C_REDUCE: case C_ALLREDUCE: case C_SCAN: case C_EXSCAN: {
         int sends = x->inter && c->coll == C_REDUCE ? g != c->rootg : 1;
         int gets = c->coll == C_REDUCE ? isroot : 1;
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < c->rcount; i++) {
             if (sends) sb[i] = V(g, me, 0, i, s);
             if (ip && gets) rb[i] = V(g, me, 0, i, s);
             if (!gets) continue;
@@ -221,7 +245,7 @@ static void fill(const ctx_t *x, call_t *c, int s)
     case C_RSB: case C_RS: {
         /* the vector this process contributes (length T), and its slice of
          * the other group's (intra: everybody's) reduced vector */
-        int T = c->coll == C_RS ? RS_T : x->inter ? x->ls * x->rs : n * 3;
+        int T = (c->coll == C_RS ? RS_T : x->inter ? x->ls * x->rs : n * 3) * K;
         int off = 0, m = c->coll == C_RS ? c->rcounts[me] : c->rcount;
         if (c->coll == C_RS)
             for (int j = 0; j < me; j++) off += c->rcounts[j];
@@ -239,7 +263,7 @@ static void fill(const ctx_t *x, call_t *c, int s)
         int v = c->coll != C_ALLGATHER;
         for (int i = 0; i < c->scount; i++) sb[i] = V(g, me, 0, i, s);
         for (int j = 0; j < n; j++) {
-            int at = v ? c->rdispls[j] : j * 2, m = v ? c->rcounts[j] : 2;
+            int at = v ? c->rdispls[j] : j * c->rcount, m = v ? c->rcounts[j] : c->rcount;
             for (int i = 0; i < m; i++) {
                 e[at + i] = V(pg, j, 0, i, s);
                 if (ip && j == me) rb[at + i] = e[at + i];
@@ -250,10 +274,10 @@ static void fill(const ctx_t *x, call_t *c, int s)
     case C_ALLTOALL: case C_ALLTOALLV: case C_ALLTOALLW: {
         int v = c->coll != C_ALLTOALL;
         for (int j = 0; j < n; j++) {
-            int at = v ? c->sdispls[j] : j * 2, m = v ? c->scounts[j] : 2;
-            int rat = v ? c->rdispls[j] : j * 2;
+            int at = v ? c->sdispls[j] : j * c->scount, m = v ? c->scounts[j] : c->scount;
+            int rat = v ? c->rdispls[j] : j * c->rcount;
             for (int i = 0; i < m; i++) (ip ? rb + rat : sb + at)[i] = V(g, me, j, i, s);
-            int rm = v ? c->rcounts[j] : 2;
+            int rm = v ? c->rcounts[j] : c->rcount;
             for (int i = 0; i < rm; i++) e[rat + i] = V(pg, j, me, i, s);
         }
         break;
@@ -261,39 +285,84 @@ static void fill(const ctx_t *x, call_t *c, int s)
     default:
         break;
     }
-    memcpy(c->sb0, c->sb, sizeof c->sb);
+    memcpy(sbuf0, sbuf, sizeof(int) * (size_t)cap);
+}
+
+/* --mpi: MPI's own collective in the form (persistent: the init only);
+ * MPI_ERR_UNSUPPORTED_OPERATION where MPI has no such call. */
+static int issue_mpi(const ctx_t *x, call_t *c, const void *sb, void *rb, MPI_Request *mq)
+{
+    int f = c->form, sc = c->scount, rc = c->rcount;
+    MPI_Comm m = x->comm;
+#ifdef PINIT
+#define M3(lower, Upper, ...)                                                                                     \
+    (f == 0 ? MPI_##Upper(__VA_ARGS__) : f == 1 ? MPI_I##lower(__VA_ARGS__, mq)                                  \
+                                              : PINIT(Upper)(__VA_ARGS__, MPI_INFO_NULL, mq))
+#else
+#define M3(lower, Upper, ...)                                                                                     \
+    (f == 0 ? MPI_##Upper(__VA_ARGS__) : f == 1 ? MPI_I##lower(__VA_ARGS__, mq) : MPI_ERR_UNSUPPORTED_OPERATION)
+#endif
+    switch (c->coll) {
+    case C_BARRIER: return M3(barrier, Barrier, m);
+    case C_BCAST: return M3(bcast, Bcast, rbuf, rc, MPI_INT, c->root, m);
+    case C_GATHER: return M3(gather, Gather, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
+    case C_GATHERV: return M3(gatherv, Gatherv, sb, sc, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, c->root, m);
+    case C_SCATTER: return M3(scatter, Scatter, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
+    case C_SCATTERV:
+        return M3(scatterv, Scatterv, sb, c->scounts, c->sdispls, MPI_INT, rb, rc, MPI_INT, c->root, m);
+    case C_REDUCE: return M3(reduce, Reduce, sb, rb, rc, MPI_INT, MPI_SUM, c->root, m);
+    case C_ALLREDUCE: return M3(allreduce, Allreduce, sb, rb, rc, MPI_INT, MPI_SUM, m);
+    case C_RSB: return M3(reduce_scatter_block, Reduce_scatter_block, sb, rb, rc, MPI_INT, MPI_SUM, m);
+    case C_RS: return M3(reduce_scatter, Reduce_scatter, sb, rb, c->rcounts, MPI_INT, MPI_SUM, m);
+    case C_SCAN: return M3(scan, Scan, sb, rb, rc, MPI_INT, MPI_SUM, m);
+    case C_EXSCAN: return M3(exscan, Exscan, sb, rb, rc, MPI_INT, MPI_SUM, m);
+    case C_ALLGATHER: return M3(allgather, Allgather, sb, sc, MPI_INT, rb, rc, MPI_INT, m);
+    case C_ALLGATHERV: return M3(allgatherv, Allgatherv, sb, sc, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, m);
+    case C_ALLTOALL: return M3(alltoall, Alltoall, sb, sc, MPI_INT, rb, rc, MPI_INT, m);
+    case C_ALLTOALLV:
+        return M3(alltoallv, Alltoallv, sb, c->scounts, c->sdispls, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, m);
+    case C_ALLTOALLW: { /* MPI_Alltoallw: int byte displacements */
+        static int sd[MAXP], rd[MAXP];
+        for (int j = 0; j < MAXP; j++) sd[j] = (int)c->sdw[j], rd[j] = (int)c->rdw[j];
+        return M3(alltoallw, Alltoallw, sb, c->scounts, sd, c->stypes, rb, c->rcounts, rd, c->rtypes, m);
+    }
+    }
+#undef M3
+    return MPI_ERR_UNSUPPORTED_OPERATION; /* allgatherw: not in MPI */
 }
 
 /* Issue the call in its form (persistent: the _init only). */
-static int issue(const ctx_t *x, call_t *c, Cart_request *rq)
+static int issue(const ctx_t *x, call_t *c, Cart_request *rq, MPI_Request *mq)
 {
     int f = c->form;
     MPI_Comm m = x->comm;
     MPI_Info in = MPI_INFO_NULL;
-    const void *sb = c->inplace && !(c->coll == C_SCATTER || c->coll == C_SCATTERV) ? MPI_IN_PLACE : c->sb;
-    void *rb = c->inplace && (c->coll == C_SCATTER || c->coll == C_SCATTERV) ? MPI_IN_PLACE : c->rb;
+    const void *sb = c->inplace && !(c->coll == C_SCATTER || c->coll == C_SCATTERV) ? MPI_IN_PLACE : sbuf;
+    void *rb = c->inplace && (c->coll == C_SCATTER || c->coll == C_SCATTERV) ? MPI_IN_PLACE : rbuf;
     int isroot = x->inter ? c->root == MPI_ROOT : x->lr == c->root;
-    if (c->inplace && rooted(c->coll) && !isroot) sb = c->sb, rb = c->rb; /* only the root passes MPI_IN_PLACE */
+    if (c->inplace && rooted(c->coll) && !isroot) sb = sbuf, rb = rbuf; /* only the root passes MPI_IN_PLACE */
+    int sc = c->scount, rc = c->rcount;
+    if (raw) return issue_mpi(x, c, sb, rb, mq);
 #define F3(NAME, ...)                                                                                              \
     (f == 0 ? Cart_##NAME(__VA_ARGS__) : f == 1 ? Cart_i##NAME(__VA_ARGS__, rq)                                    \
                                                 : Cart_##NAME##_init(__VA_ARGS__, in, rq))
     switch (c->coll) {
     case C_BARRIER: return f == 0 ? Cart_barrier(m) : f == 1 ? Cart_ibarrier(m, rq) : Cart_barrier_init(m, in, rq);
-    case C_BCAST: return F3(bcast, c->rb, 3, MPI_INT, c->root, m);
-    case C_GATHER: return F3(gather, sb, 3, MPI_INT, rb, 3, MPI_INT, c->root, m);
+    case C_BCAST: return F3(bcast, rbuf, rc, MPI_INT, c->root, m);
+    case C_GATHER: return F3(gather, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
     case C_GATHERV: return F3(gatherv, sb, c->scount, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, c->root, m);
-    case C_SCATTER: return F3(scatter, sb, 3, MPI_INT, rb, 3, MPI_INT, c->root, m);
+    case C_SCATTER: return F3(scatter, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
     case C_SCATTERV: return F3(scatterv, sb, c->scounts, c->sdispls, MPI_INT, rb, c->rcount, MPI_INT, c->root, m);
-    case C_REDUCE: return F3(reduce, sb, rb, 3, MPI_INT, MPI_SUM, c->root, m);
-    case C_ALLREDUCE: return F3(allreduce, sb, rb, 3, MPI_INT, MPI_SUM, m);
+    case C_REDUCE: return F3(reduce, sb, rb, rc, MPI_INT, MPI_SUM, c->root, m);
+    case C_ALLREDUCE: return F3(allreduce, sb, rb, rc, MPI_INT, MPI_SUM, m);
     case C_RSB: return F3(reduce_scatter_block, sb, rb, c->rcount, MPI_INT, MPI_SUM, m);
     case C_RS: return F3(reduce_scatter, sb, rb, c->rcounts, MPI_INT, MPI_SUM, m);
-    case C_SCAN: return F3(scan, sb, rb, 3, MPI_INT, MPI_SUM, m);
-    case C_EXSCAN: return F3(exscan, sb, rb, 3, MPI_INT, MPI_SUM, m);
-    case C_ALLGATHER: return F3(allgather, sb, 2, MPI_INT, rb, 2, MPI_INT, m);
+    case C_SCAN: return F3(scan, sb, rb, rc, MPI_INT, MPI_SUM, m);
+    case C_EXSCAN: return F3(exscan, sb, rb, rc, MPI_INT, MPI_SUM, m);
+    case C_ALLGATHER: return F3(allgather, sb, sc, MPI_INT, rb, rc, MPI_INT, m);
     case C_ALLGATHERV: return F3(allgatherv, sb, c->scount, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, m);
     case C_ALLGATHERW: return F3(allgatherw, sb, c->scount, MPI_INT, rb, c->rcounts, c->rdw, c->rtypes, m);
-    case C_ALLTOALL: return F3(alltoall, sb, 2, MPI_INT, rb, 2, MPI_INT, m);
+    case C_ALLTOALL: return F3(alltoall, sb, sc, MPI_INT, rb, rc, MPI_INT, m);
     case C_ALLTOALLV:
         return F3(alltoallv, sb, c->scounts, c->sdispls, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, m);
     case C_ALLTOALLW:
@@ -327,6 +396,7 @@ static void run_case(const ctx_t *x, int coll, int form, int inplace, int rootg,
     c.coll = coll, c.form = form, c.inplace = inplace, c.rootg = rootg, c.rootr = rootr;
     setup(x, &c);
     Cart_request rq = CART_REQUEST_NULL;
+    MPI_Request mq = MPI_REQUEST_NULL;
     int bad = 0, refuse = 0;
     char where[200];
     snprintf(where, sizeof where, "%s %s %s%s root %s%d, process (group %d, rank %d)", x->name, coll_name[coll],
@@ -346,9 +416,9 @@ static void run_case(const ctx_t *x, int coll, int form, int inplace, int rootg,
             if (mt_rank == late) sleep_ms(60);
             t0 = now(); /* the late process's entry */
         }
-        if (form < 2 || run == 0) rc = issue(x, &c, &rq);
-        if (rc == MPI_SUCCESS && form == 2) rc = Cart_start(&rq);
-        if (rc == MPI_SUCCESS && form > 0) rc = Cart_wait(&rq);
+        if (form < 2 || run == 0) rc = issue(x, &c, &rq, &mq);
+        if (rc == MPI_SUCCESS && form == 2) rc = raw ? MPI_Start(&mq) : Cart_start(&rq);
+        if (rc == MPI_SUCCESS && form > 0) rc = raw ? MPI_Wait(&mq, MPI_STATUS_IGNORE) : Cart_wait(&rq);
         double t1 = now(), latest = 0;
         if (late >= 0) {
             double entered = mt_rank == late ? t0 : -1.0;
@@ -378,27 +448,56 @@ static void run_case(const ctx_t *x, int coll, int form, int inplace, int rootg,
                 bad = 1;
             }
         }
-        for (int i = 0; i < CAP; i++) {
-            int want = c.exp[i];
+        for (int i = 0; i < cap; i++) {
+            int want = ebuf[i];
             if (want == DONTCARE) continue;
-            if (c.rb[i] != want) {
-                mt_fail(__FILE__, __LINE__, "%s, start %d: recvbuf[%d] = %d, expected %d", where, run, i, c.rb[i],
+            if (rbuf[i] != want) {
+                mt_fail(__FILE__, __LINE__, "%s, start %d: recvbuf[%d] = %d, expected %d", where, run, i, rbuf[i],
                         want);
                 bad = 1;
                 break;
             }
         }
-        if (memcmp(c.sb, c.sb0, sizeof c.sb)) {
+        if (memcmp(sbuf, sbuf0, sizeof(int) * (size_t)cap)) {
             mt_fail(__FILE__, __LINE__, "%s, start %d: the send buffer changed", where, run);
             bad = 1;
         }
     }
     if (rq != CART_REQUEST_NULL) Cart_request_free(&rq);
+    if (mq != MPI_REQUEST_NULL) MPI_Request_free(&mq);
     if (bad) {
         wrong[coll][form]++;
         wrong_roots[coll][form] |= 1u << (rootg * 8 + rootr);
     }
     if (refuse) refused[coll][form]++;
+}
+
+/* --mpi: MPI calls already known wrong (tests/mpi/README.md), left out
+ * unless --all: MPICH 4.0's persistent gather, scatter and allgather
+ * families (wrong data, or MPI_ERR_TRUNCATE on some processes, which then
+ * leaves the others waiting). */
+static int all = 0;
+static int known_bad(int coll, int form)
+{
+#ifdef MPICH_VERSION
+    return form == 2 && (coll == C_GATHER || coll == C_GATHERV || coll == C_SCATTER || coll == C_SCATTERV ||
+                         coll == C_ALLGATHER || coll == C_ALLGATHERV);
+#else
+    (void)coll, (void)form;
+    return 0;
+#endif
+}
+
+/* --mpi: MPICH 4.0's blocking MPI_Reduce with MPI_IN_PLACE at a root other
+ * than 0 and more than 512 ints crashes (the library routes around it). */
+static int known_crash(const ctx_t *x, int coll, int form, int inplace, int rootr)
+{
+#ifdef MPICH_VERSION
+    return !x->inter && coll == C_REDUCE && form == 0 && inplace && rootr != 0 && 3 * K > 512;
+#else
+    (void)x, (void)coll, (void)form, (void)inplace, (void)rootr;
+    return 0;
+#endif
 }
 
 /* Every case on one communicator; rank 0 lists the wrong and refused ones. */
@@ -413,13 +512,37 @@ static void run_ctx(ctx_t *x, int only)
         if (x->inter && (coll == C_SCAN || coll == C_EXSCAN)) continue; /* undefined on inter-communicators */
         for (int form = 0; form < 3; form++)
             for (int ip = 0; ip < 2; ip++) {
+                if (raw && x->inter && form == 2) {
+                    /* cartcoll starts MPI_IX there, never MPI's persistent
+                     * inter-communicator collectives (MPICH 4.0's
+                     * reduce_scatter_block_init there fails with
+                     * MPI_ERR_TRUNCATE on some processes) */
+                    if (mt_rank == 0 && ip == 0 && coll == 0)
+                        printf("%s: skipped on %s: MPI's persistent collectives (the library starts MPI_IX on "
+                               "inter-communicators)\n", mt_name, x->name);
+                    continue;
+                }
+                if (raw && !all && known_bad(coll, form)) {
+                    if (mt_rank == 0 && ip == 0)
+                        printf("%s: skipped on %s: MPI's %s %s (known wrong, and it fails on some processes only, "
+                               "which hangs the others; --all runs it)\n", mt_name, x->name, coll_name[coll],
+                               form_name[form]);
+                    continue;
+                }
                 if (ip && (x->inter || coll == C_BARRIER || coll == C_BCAST || coll == C_ALLGATHERW)) continue;
                 if (coll == C_BARRIER || rooted(coll)) {
                     /* intra: every root; inter: every rank of either group */
                     for (int rg = 0; rg < (x->inter ? 2 : 1); rg++) {
                         int nr = x->inter ? (rg == x->g ? x->ls : x->rs) : x->ls;
                         for (int r = 0; r < nr; r++) {
-                            if (coll == C_BARRIER && ip) continue;
+                            /* barrier: the last rank of a group is late (60 ms a run) */
+                            if (coll == C_BARRIER && (ip || r != nr - 1)) continue;
+                            if (raw && !all && known_crash(x, coll, form, ip, r)) {
+                                if (mt_rank == 0)
+                                    printf("%s: skipped on %s: MPI's %s %s MPI_IN_PLACE root %d (known to crash; "
+                                           "--all runs it)\n", mt_name, x->name, coll_name[coll], form_name[form], r);
+                                continue;
+                            }
                             run_case(x, coll, form, ip, rg, r);
                         }
                     }
@@ -459,6 +582,13 @@ int main(int argc, char **argv)
     int only = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quiet")) quiet = 1;
+        else if (!strcmp(argv[i], "--mpi")) raw = 1;
+        else if (!strcmp(argv[i], "--all")) all = 1;
+        else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
+            K = atoi(argv[++i]);
+            if (K < 1 || K > MAXK) K = 1;
+            cap = CAPB * K;
+        }
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
             const char *want = argv[++i];
             for (int k = 0; k < NCOLL; k++)
