@@ -532,14 +532,34 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  * extension), made once, so that Cart_start creates nothing; where the MPI
  * has none, on inter-communicators, and for MPICH's gather, scatter and
  * allgather families (MPICH 4.0's persistent versions deliver wrong data),
- * Cart_start starts MPI's non-blocking MPI_IX instead.  An alltoallv (Open
- * MPI) or alltoallw (Open MPI, MPICH) with MPI_IN_PLACE, non-blocking or
- * persistent, is MPI's non-blocking call without MPI_IN_PLACE, sending from
- * a packed copy of the receive blocks made at each start (Open MPI 4.1's
- * in-place forms leave the communicator's later non-blocking collectives
- * hanging when some processes have no data; MPICH 4.0's in-place alltoallw
- * delivers wrong data when the receive types differ); its blocks may then
- * total at most INT_MAX bytes per process (MPI_ERR_COUNT).  Non-blocking and persistent calls keep copies of
+ * Cart_start starts MPI's non-blocking MPI_IX instead.  Where the MPI
+ * underneath gets a combination wrong, the call takes a route through MPI
+ * calls that are right, with the same result (found by the test
+ * test_mpibugs, listed in tests/mpi/README.md):
+ *   - MPICH: MPI_Ibcast on an inter-communicator with a root other than
+ *     rank 0 of its group leaves the receivers' buffers untouched (MPI_Bcast
+ *     is right).  Non-blocking and persistent bcasts on inter-communicators
+ *     run as one MPI_Ialltoallv in which the root sends its buffer to every
+ *     process of the other group (every root: the root's group cannot tell
+ *     which rank the root is);
+ *   - MPICH 4.0: the blocking MPI_Reduce with MPI_IN_PLACE at a root other
+ *     than 0 crashes above 512 ints.  That root passes a copy of its
+ *     receive buffer instead (allocated for the call);
+ *   - Open MPI 4.1: MPI_Ibarrier on an inter-communicator lets a process
+ *     leave before every process of the other group entered.  Non-blocking
+ *     and persistent barriers on inter-communicators run as an
+ *     MPI_Iallreduce of one int;
+ *   - Open MPI 4.1 (alltoallv, alltoallw) and MPICH 4.0 (alltoallw): the
+ *     in-place non-blocking and persistent forms leave the communicator's
+ *     later non-blocking collectives hanging when some processes have no
+ *     data (Open MPI) or deliver wrong data when the receive types differ
+ *     (MPICH).  Such calls are MPI's non-blocking call without
+ *     MPI_IN_PLACE, sending from a packed copy of the receive blocks made
+ *     at each start into memory planned at the call; the blocks may then
+ *     total at most INT_MAX bytes per process (MPI_ERR_COUNT).
+ * A combination known wrong without such a route fails with
+ * MPI_ERR_UNSUPPORTED_OPERATION and a sentence instead of delivering wrong
+ * data (none is known at present).  Non-blocking and persistent calls keep copies of
  * the argument arrays and of derived datatypes, so those may be changed or
  * freed when the call returns -- except on inter-communicators, where they
  * must stay valid until the request completes (non-blocking) or is freed

@@ -474,7 +474,7 @@ static void run_case(const ctx_t *x, int coll, int form, int inplace, int rootg,
 
 /* --mpi: MPI calls already known wrong (tests/mpi/README.md), left out
  * unless --all: MPICH 4.0's persistent gather, scatter and allgather
- * families (wrong data, or MPI_ERR_TRUNCATE on some processes, which then
+ * families (wrong data, or MPI_ERR_OTHER on some processes, which then
  * leaves the others waiting). */
 static int all = 0;
 static int known_bad(int coll, int form)
@@ -516,7 +516,7 @@ static void run_ctx(ctx_t *x, int only)
                     /* cartcoll starts MPI_IX there, never MPI's persistent
                      * inter-communicator collectives (MPICH 4.0's
                      * reduce_scatter_block_init there fails with
-                     * MPI_ERR_TRUNCATE on some processes) */
+                     * MPI_ERR_OTHER on some processes) */
                     if (mt_rank == 0 && ip == 0 && coll == 0)
                         printf("%s: skipped on %s: MPI's persistent collectives (the library starts MPI_IX on "
                                "inter-communicators)\n", mt_name, x->name);
