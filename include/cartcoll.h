@@ -537,8 +537,8 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  * calls that are right, with the same result (found by the test
  * test_mpibugs, listed in tests/mpi/README.md):
  *   - MPICH: MPI_Ibcast on an inter-communicator with a root other than
- *     rank 0 of its group leaves the receivers' buffers untouched (MPI_Bcast
- *     is right).  Non-blocking and persistent bcasts on inter-communicators
+ *     rank 0 of its group leaves the receivers' buffers untouched, or with
+ *     stale data (MPI_Bcast is right).  Non-blocking and persistent bcasts on inter-communicators
  *     run as one MPI_Ialltoallv in which the root sends its buffer to every
  *     process of the other group (every root: the root's group cannot tell
  *     which rank the root is);

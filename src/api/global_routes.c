@@ -25,7 +25,8 @@
  * broadcast from the root's remote rank instead of from its rank 0, which
  * alone received the data: with a root other than rank 0 of its group the
  * receivers end with what their process of the root's rank held (nothing
- * new), and every call returns MPI_SUCCESS.  The blocking MPI_Bcast is
+ * new; with a derived datatype even a receiving group of one process gets
+ * stale data), and every call returns MPI_SUCCESS.  The blocking MPI_Bcast is
  * right.  Route: MPI_Ialltoallv, in which the root sends its buffer to
  * every process of the other group and nobody else sends anything.  The
  * root's own group passes MPI_PROC_NULL except at the root, so those

@@ -15,6 +15,8 @@
  * and checks every receive buffer int by int against values computed
  * locally from first principles (who sent which element), never by MPI:
  * bytes MPI must not touch keep a sentinel, send buffers stay unchanged.
+ * Bcast and reduce also run with a derived datatype with gaps and a true
+ * lower bound of 4 bytes (reduce: with a user-defined sum).
  * The barrier is checked causally: a process of the group that must wait
  * for a late process (the last rank of a group, late by 60 ms) may not
  * leave before it entered, on the node's CLOCK_MONOTONIC (all processes on
@@ -112,6 +114,19 @@ static int quiet = 0, next_salt = 1;
  * with the message size); --mpi: call MPI's collectives directly instead
  * of the Cart_ ones (what the library must route around). */
 static int K = 1, cap = CAPB, raw = 0;
+/* bcast and reduce also run with a derived datatype: one int at
+ * byte 4 of an 8-byte extent (true lb 4, a gap after each element), so
+ * element i is int 2i + 1 of the buffer. */
+static int strided = 0;
+static MPI_Datatype gapped = MPI_DATATYPE_NULL;
+static int at_(int i) { return strided ? 2 * i + 1 : i; }
+/* Neither MPI takes MPI_SUM on such a type: a user-defined sum (commutative). */
+static MPI_Op addop = MPI_OP_NULL;
+static void add_ints(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type; /* gapped: one int at byte 4 of each 8 */
+    for (int i = 0; i < *len; i++) ((int *)inout)[2 * i + 1] += ((const int *)in)[2 * i + 1];
+}
 static int sbuf[CAPB * MAXK], rbuf[CAPB * MAXK], ebuf[CAPB * MAXK], sbuf0[CAPB * MAXK];
 static long wrong[NCOLL][3], refused[NCOLL][3];
 static unsigned wrong_roots[NCOLL][3];
@@ -197,8 +212,8 @@ static void fill(const ctx_t *x, call_t *c, int s)
         int src = x->inter ? c->rootg : 0;
         int get = !x->inter || g != c->rootg || isroot;
         for (int i = 0; i < c->rcount; i++) {
-            if (isroot) rb[i] = V(src, c->rootr, 0, i, s);
-            if (get) e[i] = V(src, c->rootr, 0, i, s);
+            if (isroot) rb[at_(i)] = V(src, c->rootr, 0, i, s);
+            if (get) e[at_(i)] = V(src, c->rootr, 0, i, s);
         }
         break;
     }
@@ -232,13 +247,13 @@ static void fill(const ctx_t *x, call_t *c, int s)
         int sends = x->inter && c->coll == C_REDUCE ? g != c->rootg : 1;
         int gets = c->coll == C_REDUCE ? isroot : 1;
         for (int i = 0; i < c->rcount; i++) {
-            if (sends) sb[i] = V(g, me, 0, i, s);
-            if (ip && gets) rb[i] = V(g, me, 0, i, s);
+            if (sends) sb[at_(i)] = V(g, me, 0, i, s);
+            if (ip && gets) rb[at_(i)] = V(g, me, 0, i, s);
             if (!gets) continue;
             long sum = 0;
             int hi = c->coll == C_SCAN ? me + 1 : c->coll == C_EXSCAN ? me : n;
             for (int j = 0; j < hi; j++) sum += V(pg, j, 0, i, s);
-            e[i] = c->coll == C_EXSCAN && me == 0 ? DONTCARE : (int)sum;
+            e[at_(i)] = c->coll == C_EXSCAN && me == 0 ? DONTCARE : (int)sum;
         }
         break;
     }
@@ -293,6 +308,8 @@ static void fill(const ctx_t *x, call_t *c, int s)
 static int issue_mpi(const ctx_t *x, call_t *c, const void *sb, void *rb, MPI_Request *mq)
 {
     int f = c->form, sc = c->scount, rc = c->rcount;
+    MPI_Datatype et = strided ? gapped : MPI_INT; /* bcast, reduce */
+    MPI_Op op = strided ? addop : MPI_SUM;
     MPI_Comm m = x->comm;
 #ifdef PINIT
 #define M3(lower, Upper, ...)                                                                                     \
@@ -304,13 +321,13 @@ static int issue_mpi(const ctx_t *x, call_t *c, const void *sb, void *rb, MPI_Re
 #endif
     switch (c->coll) {
     case C_BARRIER: return M3(barrier, Barrier, m);
-    case C_BCAST: return M3(bcast, Bcast, rbuf, rc, MPI_INT, c->root, m);
+    case C_BCAST: return M3(bcast, Bcast, rbuf, rc, et, c->root, m);
     case C_GATHER: return M3(gather, Gather, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
     case C_GATHERV: return M3(gatherv, Gatherv, sb, sc, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, c->root, m);
     case C_SCATTER: return M3(scatter, Scatter, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
     case C_SCATTERV:
         return M3(scatterv, Scatterv, sb, c->scounts, c->sdispls, MPI_INT, rb, rc, MPI_INT, c->root, m);
-    case C_REDUCE: return M3(reduce, Reduce, sb, rb, rc, MPI_INT, MPI_SUM, c->root, m);
+    case C_REDUCE: return M3(reduce, Reduce, sb, rb, rc, et, op, c->root, m);
     case C_ALLREDUCE: return M3(allreduce, Allreduce, sb, rb, rc, MPI_INT, MPI_SUM, m);
     case C_RSB: return M3(reduce_scatter_block, Reduce_scatter_block, sb, rb, rc, MPI_INT, MPI_SUM, m);
     case C_RS: return M3(reduce_scatter, Reduce_scatter, sb, rb, c->rcounts, MPI_INT, MPI_SUM, m);
@@ -342,18 +359,20 @@ static int issue(const ctx_t *x, call_t *c, Cart_request *rq, MPI_Request *mq)
     int isroot = x->inter ? c->root == MPI_ROOT : x->lr == c->root;
     if (c->inplace && rooted(c->coll) && !isroot) sb = sbuf, rb = rbuf; /* only the root passes MPI_IN_PLACE */
     int sc = c->scount, rc = c->rcount;
+    MPI_Datatype et = strided ? gapped : MPI_INT; /* bcast, reduce */
+    MPI_Op op = strided ? addop : MPI_SUM;
     if (raw) return issue_mpi(x, c, sb, rb, mq);
 #define F3(NAME, ...)                                                                                              \
     (f == 0 ? Cart_##NAME(__VA_ARGS__) : f == 1 ? Cart_i##NAME(__VA_ARGS__, rq)                                    \
                                                 : Cart_##NAME##_init(__VA_ARGS__, in, rq))
     switch (c->coll) {
     case C_BARRIER: return f == 0 ? Cart_barrier(m) : f == 1 ? Cart_ibarrier(m, rq) : Cart_barrier_init(m, in, rq);
-    case C_BCAST: return F3(bcast, rbuf, rc, MPI_INT, c->root, m);
+    case C_BCAST: return F3(bcast, rbuf, rc, et, c->root, m);
     case C_GATHER: return F3(gather, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
     case C_GATHERV: return F3(gatherv, sb, c->scount, MPI_INT, rb, c->rcounts, c->rdispls, MPI_INT, c->root, m);
     case C_SCATTER: return F3(scatter, sb, sc, MPI_INT, rb, rc, MPI_INT, c->root, m);
     case C_SCATTERV: return F3(scatterv, sb, c->scounts, c->sdispls, MPI_INT, rb, c->rcount, MPI_INT, c->root, m);
-    case C_REDUCE: return F3(reduce, sb, rb, rc, MPI_INT, MPI_SUM, c->root, m);
+    case C_REDUCE: return F3(reduce, sb, rb, rc, et, op, c->root, m);
     case C_ALLREDUCE: return F3(allreduce, sb, rb, rc, MPI_INT, MPI_SUM, m);
     case C_RSB: return F3(reduce_scatter_block, sb, rb, c->rcount, MPI_INT, MPI_SUM, m);
     case C_RS: return F3(reduce_scatter, sb, rb, c->rcounts, MPI_INT, MPI_SUM, m);
@@ -399,8 +418,8 @@ static void run_case(const ctx_t *x, int coll, int form, int inplace, int rootg,
     MPI_Request mq = MPI_REQUEST_NULL;
     int bad = 0, refuse = 0;
     char where[200];
-    snprintf(where, sizeof where, "%s %s %s%s root %s%d, process (group %d, rank %d)", x->name, coll_name[coll],
-             form_name[form], inplace ? " MPI_IN_PLACE" : "", x->inter ? (rootg ? "high:" : "low:") : "",
+    snprintf(where, sizeof where, "%s %s%s %s%s root %s%d, process (group %d, rank %d)", x->name, coll_name[coll],
+             strided ? " (gapped type)" : "", form_name[form], inplace ? " MPI_IN_PLACE" : "", x->inter ? (rootg ? "high:" : "low:") : "",
              rootr, x->g, x->lr);
     /* Barrier: one process, late by 60 ms, must hold up the processes that
      * wait for it (intra: all; inter: the other group). */
@@ -500,6 +519,10 @@ static int known_crash(const ctx_t *x, int coll, int form, int inplace, int root
 #endif
 }
 
+/* Collectives that also run with the gapped datatype (reduce with a
+ * user-defined sum). */
+static int gapped_too(int coll) { return coll == C_BCAST || coll == C_REDUCE; }
+
 /* Every case on one communicator; rank 0 lists the wrong and refused ones. */
 static void run_ctx(ctx_t *x, int only)
 {
@@ -543,7 +566,9 @@ static void run_ctx(ctx_t *x, int only)
                                            "--all runs it)\n", mt_name, x->name, coll_name[coll], form_name[form], r);
                                 continue;
                             }
-                            run_case(x, coll, form, ip, rg, r);
+                            for (strided = 0; strided < (gapped_too(coll) ? 2 : 1); strided++)
+                                run_case(x, coll, form, ip, rg, r);
+                            strided = 0;
                         }
                     }
                 } else run_case(x, coll, form, ip, 0, 0);
@@ -595,6 +620,13 @@ int main(int argc, char **argv)
                 if (!strcmp(coll_name[k], want)) only = k;
         }
     }
+    MPI_Datatype one;
+    int four = 4;
+    MPI_Type_create_hindexed_block(1, 1, (MPI_Aint[]){ four }, MPI_INT, &one);
+    MPI_Type_create_resized(one, 0, 8, &gapped);
+    MPI_Type_commit(&gapped);
+    MPI_Type_free(&one);
+    MPI_Op_create(add_ints, 1, &addop);
     if (mt_size > MAXP) {
         if (mt_rank == 0) printf("%s: at most %d processes\n", mt_name, MAXP);
         MPI_Finalize();
@@ -629,5 +661,7 @@ int main(int argc, char **argv)
         run_ctx(&x, only);
         MPI_Comm_free(&x.comm);
     }
+    MPI_Type_free(&gapped);
+    MPI_Op_free(&addop);
     return mt_finish();
 }
