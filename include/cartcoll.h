@@ -540,8 +540,8 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  *     rank 0 of its group leaves the receivers' buffers untouched, or with
  *     stale data (MPI_Bcast is right).  Non-blocking and persistent bcasts on inter-communicators
  *     run as one MPI_Ialltoallv in which the root sends its buffer to every
- *     process of the other group (every root: the root's group cannot tell
- *     which rank the root is);
+ *     process of the other group (one message each, no tree; every root:
+ *     the root's group cannot tell which rank the root is);
  *   - MPICH 4.0: the blocking MPI_Reduce with MPI_IN_PLACE at a root other
  *     than 0 crashes above 512 ints.  That root passes a copy of its
  *     receive buffer instead (allocated for the call);
