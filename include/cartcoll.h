@@ -549,6 +549,11 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  *     leave before every process of the other group entered.  Non-blocking
  *     and persistent barriers on inter-communicators run as an
  *     MPI_Iallreduce of one int;
+ *   - Open MPI 4.1: MPI_Ireduce and MPIX_Reduce_init with a datatype
+ *     whose true lower bound is not 0 write past a temporary buffer of
+ *     their own (heap corruption; the result is right).  Non-blocking and
+ *     persistent reduces with such a datatype run as MPI_Iallreduce, the
+ *     other processes' results going to scratch planned at the call;
  *   - Open MPI 4.1 (alltoallv, alltoallw) and MPICH 4.0 (alltoallw): the
  *     in-place non-blocking and persistent forms leave the communicator's
  *     later non-blocking collectives hanging when some processes have no

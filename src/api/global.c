@@ -382,6 +382,7 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
     if (rc == MPI_SUCCESS) rc = cc_global_route(coll, who, c, inter, mode);
     int routed = 0;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter) rc = cc_global_inplace(coll, who, c, &routed);
+    routed = routed || c->istart != coll->istart;
     if (rc != MPI_SUCCESS) {
         cc_mpicall_release(c);
         return cc_error_raise(c->comm, rc);

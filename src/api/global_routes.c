@@ -9,8 +9,9 @@
  * around"); include/cartcoll.h ("One interface set") lists them.
  *
  * A route replaces c->istart (the call started at each start of a
- * non-blocking or persistent request) and keeps what it needs in c->owned,
- * allocated here, at the call or the _init: a start allocates nothing. */
+ * non-blocking or persistent request; MPI's persistent collective is then
+ * not used) and keeps what it needs in c->owned or c->scratch, allocated
+ * here, at the call or the _init: a start allocates nothing. */
 #include "api/front.h"
 
 #include "base/errors.h"
@@ -121,12 +122,66 @@ static int route_inter_barrier(const char *who, cc_mpicall *c)
 }
 #endif
 
+#ifdef OPEN_MPI
+/* Open MPI 4.1 (libnbc): MPI_Ireduce and MPIX_Reduce_init with a datatype
+ * whose true lower bound is not 0 write past the end of a temporary buffer
+ * of libnbc's: heap corruption, though the result is right (AddressSanitizer
+ * in test_mpibugs: 3 processes, root 1, one int at byte 4 of an 8-byte
+ * extent; plain MPI shows it at 3 to 8 processes, roots other than 0).
+ * MPI_Iallreduce, MPI_Iscan, MPI_Iexscan and MPI_Ireduce_scatter(_block)
+ * are clean with the same types.  Route: MPI_Iallreduce; processes other
+ * than the root take the result into scratch planned at the call, a root
+ * with MPI_IN_PLACE sends from a copy of its receive buffer's span made at
+ * each start.  Every process takes it: a reduction's datatype and count are
+ * the same everywhere (MPI's rule), so all decide alike. */
+typedef struct reduce_route {
+    MPI_Aint tlb, span; /* true lower bound; bytes from it that count elements cover */
+    int here;           /* this process is the root */
+    char mem[];         /* span bytes */
+} reduce_route;
+
+static int reduce_by_iallreduce(const cc_mpicall *c, MPI_Request *rq)
+{
+    reduce_route *s = c->scratch;
+    const void *sb = c->sendbuf;
+    void *rb = c->recvbuf;
+    if (!s->here) rb = s->mem - s->tlb;
+    else if (sb == MPI_IN_PLACE) {
+        memcpy(s->mem, (const char *)rb + s->tlb, (size_t)s->span);
+        sb = s->mem - s->tlb;
+    }
+    return MPI_Iallreduce(sb, rb, c->recvcount, c->recvtype, c->op, c->comm, rq);
+}
+
+static int route_reduce_gap(const char *who, cc_mpicall *c)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    MPI_Type_get_extent(c->recvtype, &lb, &extent);
+    MPI_Type_get_true_extent(c->recvtype, &tlb, &textent);
+    if (tlb == 0 || c->recvcount == 0 || textent <= 0 || extent <= 0) return MPI_SUCCESS;
+    int rank;
+    MPI_Comm_rank(c->comm, &rank);
+    MPI_Aint span = (MPI_Aint)(c->recvcount - 1) * extent + textent;
+    reduce_route *s = malloc(sizeof *s + (size_t)span);
+    if (!s) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    s->tlb = tlb;
+    s->span = span;
+    s->here = rank == c->root;
+    c->scratch = s;
+    c->istart = reduce_by_iallreduce;
+    return MPI_SUCCESS;
+}
+#endif
+
 int cc_global_route(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode)
 {
     (void)coll, (void)who, (void)c;
 #ifdef MPICH_VERSION
     if (mode == CC_MODE_BLOCKING && !inter && coll == &cc_coll_reduce && c->sendbuf == MPI_IN_PLACE && c->root != 0)
         return route_reduce_in_place(who, c);
+#endif
+#ifdef OPEN_MPI
+    if (mode != CC_MODE_BLOCKING && !inter && coll == &cc_coll_reduce) return route_reduce_gap(who, c);
 #endif
     if (mode == CC_MODE_BLOCKING || !inter) return MPI_SUCCESS; /* nothing else found wrong there */
 #ifdef MPICH_VERSION
