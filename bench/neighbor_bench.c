@@ -100,7 +100,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: neighbor_bench [-d D] [-n N] [-f F] [-m LIST] [--reps R] [--warmup W] [--ops LIST]\n"
                  "                      [--wtype contig|int] [--csv FILE] [--inject-fault]\n"
-                 "  -d D, -n N, -f F  seed 002's moore:D,N,F: offsets in {F..F+N-1}^D except zero\n"
+                 "  -d D, -n N, -f F  moore:D,N,F of [Traff & Hunold 2019]: offsets in {F..F+N-1}^D except zero\n"
                  "                    (default 2, 3, -1: the 9-point stencil)\n"
                  "  -m LIST           ints per block, comma-separated (default 1,10,100)\n"
                  "  --reps R          timed repetitions (default 100); --warmup W untimed (default 10)\n"

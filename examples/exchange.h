@@ -2,13 +2,13 @@
  *
  * The same blocks (counts, byte displacements, datatypes; one array is both
  * send and receive buffer) on each of two arrays, planned once and run
- * either by cartcoll (persistent Cart_alltoallw, the intended use, seed 002
- * Listing 3) or -- to compare -- by the plain MPI neighbourhood collective
+ * either by cartcoll (persistent Cart_alltoallw, the intended use,
+ * [Traff & Hunold 2019, Listing 3]) or -- to compare -- by the plain MPI neighbourhood collective
  * on the equivalent distributed graph (persistent MPI_Neighbor_alltoallw_init
  * where the MPI is 4.0 or newer).  exchange_init starts from a
  * Cart_neighborhood_create communicator: neighbours off a mesh are left out
  * of the MPI graph together with their blocks.  exchange_init_graph starts
- * from a distributed graph (seed 000 Figure 1b): both run on that graph. */
+ * from a distributed graph [Traff et al. 2021, Figure 1b]: both run on that graph. */
 #ifndef EXAMPLES_EXCHANGE_H
 #define EXAMPLES_EXCHANGE_H
 

@@ -1,6 +1,7 @@
-/* halo9: a 2-D 9-point halo exchange with Cart_alltoallw (seed 002,
- * Listing 3).  Each process owns an n x n tile of a periodic global grid,
- * stored with a halo of depth 1 in an (n+2) x (n+2) row-major matrix.  One
+/* halo9: a 2-D 9-point halo exchange with Cart_alltoallw
+ * [Traff & Hunold 2019, Listing 3].  Each process owns an n x n tile of a
+ * periodic global grid, stored with a halo of depth 1 in an (n+2) x (n+2)
+ * row-major matrix.  One
  * persistent Cart_alltoallw moves rows, columns and corners, described by
  * datatypes, straight between the tiles of the eight neighbours; send and
  * receive buffer are the same matrix.  Every halo cell is checked against the

@@ -1,6 +1,6 @@
 /* heat2d: steady-state heat on a 2-D plate by Jacobi iteration with the
  * 9-point stencil, halo exchange by a persistent Cart_alltoallw with row,
- * column and corner datatypes (seed 002, Listing 3).
+ * column and corner datatypes [Traff & Hunold 2019, Listing 3].
  *
  * The global grid is split into n x n tiles on a non-periodic process grid
  * (MPI_Dims_create).  Each tile is stored with a halo of depth 1 in an

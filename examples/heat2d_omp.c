@@ -1,5 +1,5 @@
 /* heat2d_omp: hybrid MPI + OpenMP Jacobi heat diffusion whose halo
- * exchange is a partitioned neighbourhood alltoall (seed 004): OpenMP
+ * exchange is a partitioned neighbourhood alltoall [Holmes et al. 2021]: OpenMP
  * threads each own a stripe of rows of the local tile and hand the border
  * cells of their stripe to the exchange (Cart_pready) as soon as they have
  * computed them -- no join before the exchange starts.

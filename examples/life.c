@@ -1,5 +1,5 @@
 /* life: Conway's Game of Life on a periodic 2-D grid with a deep halo,
- * written the way seed 000 proposes (Figure 1b, Listing 7): a Cartesian
+ * written the way [Traff et al. 2021] proposes (Figure 1b, Listing 7): a Cartesian
  * naming, a neighbourhood from the naming, a distributed graph that the
  * library recognises as a stencil, and one interface set -- the same
  * Cart_allreduce is a neighbourhood reduction on the graph and a global one
@@ -202,7 +202,7 @@ static int options(life *L, int argc, char **argv)
 }
 
 /* Naming: a periodic MPI_Dims_create grid on a duplicate of MPI_COMM_WORLD
- * (seed 000 Listing 7), this process's place in it, and the neighbourhood
+ * [Traff et al. 2021, Listing 7], this process's place in it, and the neighbourhood
  * from the naming: the 8 Moore offsets, (-1,-1) ... (1,1). */
 static void name_grid(life *L)
 {

@@ -5,7 +5,7 @@
  * neighbourhood (a list of t offset vectors).  Because all neighbourhoods are
  * identical, each process computes a message-combining schedule locally and
  * the six neighbourhood collectives below run in about sum_k C_k combined
- * rounds instead of t messages (see DEVELOPERS.md and the seed papers).
+ * rounds instead of t messages (see docs/references.md for the papers).
  *
  * Conventions (as in MPI):
  *  - Every function returns MPI_SUCCESS or an MPI error code.  Use
@@ -87,9 +87,9 @@ extern "C" {
 #define CARTCOLL_VERSION_PATCH 0
 
 #define CART_ALGORITHM_AUTO      0  /* library chooses */
-#define CART_ALGORITHM_DIRECT    1  /* one exchange per non-zero neighbor (Listing 4 of seed 002) */
-#define CART_ALGORITHM_COMBINING 2  /* d phases, sum_k C_k rounds, direct along dimensions (seed 002 sec. 3) */
-#define CART_ALGORITHM_TORUS     3  /* d phases, hop by hop between torus neighbours, D rounds (seed 001 sec. 3) */
+#define CART_ALGORITHM_DIRECT    1  /* one exchange per non-zero neighbor [Traff & Hunold 2019, Listing 4] */
+#define CART_ALGORITHM_COMBINING 2  /* d phases, sum_k C_k rounds, direct along dimensions [Traff & Hunold 2019, Sec. 3] */
+#define CART_ALGORITHM_TORUS     3  /* d phases, hop by hop between torus neighbours, D rounds [Traff et al. 2016, Sec. 3] */
 
 #define CART_ALLGATHER 1
 #define CART_ALLTOALL  2
@@ -216,7 +216,7 @@ int Cart_stencil(int d, int metric, int shadow, int depth, int maxcount, int rel
  * COMBINING phase run concurrently, those of a TORUS phase hop by hop) and
  * the volume (blocks sent per process per operation, counting forwarding).
  * Computed from the neighbourhood alone, as if the grid were large enough
- * that no offset wraps, so they reproduce Table 1 of seed 002:
+ * that no offset wraps, so they reproduce [Traff & Hunold 2019, Table 1]:
  *   DIRECT     1 phase; one round per distinct non-zero vector; volume: the
  *              non-zero blocks (alltoall) or the rounds (allgather);
  *   COMBINING  one phase per dimension used; sum_k C_k rounds (C_k distinct
@@ -258,8 +258,8 @@ int Cart_schedule_stats(MPI_Comm cartcomm, int collective, int algorithm,
  * i goes to R + N[i] and comes from R - N[i]).  Allgather sends the same block
  * to all t neighbours.  The v variants take displacements in units of the
  * datatype's extent, the w variants in bytes.  Cart_allgatherw (not in MPI)
- * takes one receive datatype per block.  As for isomorphic collectives (seed
- * 001), all processes must give the same block size (type signature) for
+ * takes one receive datatype per block.  As for isomorphic collectives
+ * [Traff et al. 2016], all processes must give the same block size (type signature) for
  * block i; send block i must match receive block i.  MPI_IN_PLACE is not
  * allowed (as for MPI neighbourhood collectives); send and receive buffer may
  * be the same array as long as the blocks do not overlap (halo exchange).
@@ -408,7 +408,7 @@ int Cart_test(Cart_request *request, int *flag);
 int Cart_request_free(Cart_request *request);
 
 /* ------------------------------------------------------------------------
- * [ortho] Naming (seed 000, Listings 3-6)
+ * [ortho] Naming [Traff et al. 2021, Listings 3-6]
  *
  * A naming says where a process sits in a d-dimensional grid; it is separate
  * from who talks to whom.  Named communicators: those given a naming with
@@ -509,7 +509,7 @@ int Cart_create_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *subcomm);
 int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
 
 /* ------------------------------------------------------------------------
- * [ortho] One interface set for every communicator (seed 000 sections 2, 3)
+ * [ortho] One interface set for every communicator [Traff et al. 2021, Secs. 2, 3]
  *
  * Every Cart_ collective works on every communicator; its structure decides
  * the meaning:
@@ -633,7 +633,7 @@ int Cart_comm_base(MPI_Comm comm, MPI_Comm *basecomm);
  * alltoall's), so the root sends or receives about one message per
  * distinct coordinate and dimension instead of one per neighbour; other
  * processes, also outside the root's neighbourhood, forward on the way
- * (seed 000 allows helpers).  A gather's or reduce's blocks arrive at the
+ * ([Traff et al. 2021] allows helpers).  A gather's or reduce's blocks arrive at the
  * root combined; a reduce then reduces them in neighbour order (any
  * operation).  CART_ALGORITHM_AUTO compares the trees with one message per
  * edge by the cost model at the call's block size; Cart_schedule_stats
@@ -793,10 +793,11 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * rounds (messages) and V bytes sent per process is modelled as
  *     P*alpha + R*o + V*beta   (+ a few ns per block handled)
  * with alpha the latency of a phase, o the cost of each further message in
- * a phase and beta the time per byte; with o = alpha this is seed 002 sec.
- * 3.1 (combining wins for m < (alpha/beta)(t-C)/(V-t)).  Schedules are those
- * of the neighbourhood reduced for the grid (on 4 processes a 5-dimensional
- * neighbourhood talks to 3 peers).  auto chooses between DIRECT (one message
+ * a phase and beta the time per byte; with o = alpha this is
+ * [Traff & Hunold 2019, Sec. 3.1] (combining wins for
+ * m < (alpha/beta)(t-C)/(V-t)).  Schedules are those of the neighbourhood
+ * reduced for the grid (on 4 processes a 5-dimensional neighbourhood talks
+ * to 3 peers).  auto chooses between DIRECT (one message
  * per distinct peer, one phase) and COMBINING; TORUS never wins under this
  * model and is only used when forced (for networks where only neighbour
  * links are cheap).  alpha, o and beta are measured once per process at the
@@ -816,14 +817,14 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * ------------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------------
- * [part] Partitioned collectives (seed 004)
+ * [part] Partitioned collectives [Holmes et al. 2021]
  *
  * Persistent collectives whose buffers are split into partitions: threads
  * mark send partitions ready one by one (Cart_pready*) and receivers poll
  * receive partitions (Cart_parrived*).  The one-interface rule applies: on
  * a communicator with a neighbourhood (Cart_neighborhood_create,
  * MPI_Cart_create, graphs) each operation has the neighbourhood meaning of
- * the collective of the same name (so seed 004's Pneighbor operations are
+ * the collective of the same name (so the Pneighbor operations of [Holmes et al. 2021] are
  * these functions), on a plain intra-communicator its global meaning
  * (Cart_preduce_scatter*, Cart_pscan and Cart_pexscan: global only,
  * MPI_ERR_TOPOLOGY on neighbourhoods).  Inter-communicators: not in this
@@ -1036,7 +1037,7 @@ int Cart_pready_list(int length, const int partitions[], Cart_request request);
  * partition `partition` of source's block (a rank; an in-neighbour index
  * on neighbourhoods).  On an inactive request that has completed, true. */
 int Cart_parrived(Cart_request request, int partition, int *flag);
-/* seed 004 Fig. 3: per destination and per source */
+/* [Holmes et al. 2021, Fig. 3]: per destination and per source */
 int Cart_pready_to(int partition, int dest, Cart_request request);
 int Cart_pready_range_to(int partition_low, int partition_high, int dest, Cart_request request);
 int Cart_pready_list_to(int length, const int partitions[], int dest, Cart_request request);

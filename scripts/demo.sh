@@ -44,7 +44,7 @@ echo "== 2. heat2d: Jacobi heat diffusion, 9-point stencil, checked against a se
 "$launcher" -n $np "$build/examples/heat2d" -n 32 -i 300
 "$launcher" -n $np "$build/examples/heat2d" -n 32 -i 300 --mpi
 if [ -x "$build/examples/heat2d_omp" ]; then
-    echo "   heat2d_omp: 2 OpenMP threads per process, partitioned halo exchange (seed 004), then fork-join"
+    echo "   heat2d_omp: 2 OpenMP threads per process, partitioned halo exchange [Holmes et al. 2021], then fork-join"
     OMP_NUM_THREADS=2 "$launcher" -n $np "$build/examples/heat2d_omp" -t 2 -n 32 -i 300
     OMP_NUM_THREADS=2 "$launcher" -n $np "$build/examples/heat2d_omp" -t 2 -n 32 -i 300 --join
 else

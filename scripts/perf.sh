@@ -24,8 +24,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 
-# The sweep: Moore neighbourhoods of seed 002 (d = 2..5, n = 3..5, f = -1),
-# a von Neumann ball, the positive octant of seed 001 and a Chebyshev shell.
+# The sweep: Moore neighbourhoods of [Traff & Hunold 2019] (d = 2..5, n = 3..5, f = -1),
+# a von Neumann ball, the positive octant of [Traff et al. 2016] and a Chebyshev shell.
 regular_nbhs="moore:2,3 moore:2,4 moore:2,5 moore:3,3 moore:3,4 moore:3,5 moore:4,3 moore:4,4 moore:4,5
 moore:5,3 moore:5,4 moore:5,5 vonneumann:3,2 octant:3,3 shells:2,2,3"
 irregular_nbhs="moore:2,3 moore:3,3 moore:4,3 moore:5,3"

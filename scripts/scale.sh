@@ -2,13 +2,13 @@
 # scale.sh: cartcoll at scale on a simulated cluster (SimGrid SMPI).
 #
 #   scripts/scale.sh --quick            a few cases at 256 processes (Hydra model)
-#   scripts/scale.sh --full             seed 002's sweep at 1152 processes (Hydra)
+#   scripts/scale.sh --full             the sweep of [Traff & Hunold 2019] at 1152 processes (Hydra)
 #   scripts/scale.sh --titan            a subset at 16384 processes (Titan)
 #   scripts/scale.sh --local            this machine's model at 4 processes
 #   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
 #   scripts/scale.sh --table CSV        the table of an existing CSV (a run cut short)
-#   scripts/scale.sh --plot CSV         CSV.png: seed 002 Fig. 3-6 style plots (gnuplot)
+#   scripts/scale.sh --plot CSV         CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
 #
 # Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev).
 # Every case runs cartbench under smpirun with the platform file's model;
@@ -109,7 +109,7 @@ awk "$csv_awk"'
   }' "$1"
 }
 
-# Plots in the style of seed 002 Figures 3-6: per collective and m, the
+# Plots in the style of [Traff & Hunold 2019, Figures 3-6]: per collective and m, the
 # time of each algorithm and of auto relative to the p2p baseline (below 1:
 # faster), one group of bars per neighbourhood; PNG by gnuplot, next to
 # the CSV (its .gp script and .dat data too).
