@@ -200,6 +200,20 @@ static void setup(const ctx_t *x, call_t *c)
     }
 }
 
+/* Gather and allgather: receive block j holds what process j of group pg
+ * sent (v: at its displacement); in place, this process's own block is
+ * already there. */
+static void expect_gathered(const call_t *c, int v, int n, int pg, int me, int ip, int s)
+{
+    for (int j = 0; j < n; j++) {
+        int at = v ? c->rdispls[j] : j * c->rcount, m = v ? c->rcounts[j] : c->rcount;
+        for (int i = 0; i < m; i++) {
+            ebuf[at + i] = V(pg, j, 0, i, s);
+            if (ip && j == me) rbuf[at + i] = ebuf[at + i];
+        }
+    }
+}
+
 /* Buffers and the expected receive buffer of run `salt`. */
 static void fill(const ctx_t *x, call_t *c, int s)
 {
@@ -221,14 +235,7 @@ static void fill(const ctx_t *x, call_t *c, int s)
         int v = c->coll == C_GATHERV;
         int sends = x->inter ? g != c->rootg : 1;
         for (int i = 0; i < c->scount && sends; i++) sb[i] = V(g, me, 0, i, s);
-        if (isroot)
-            for (int j = 0; j < n; j++) {
-                int at = v ? c->rdispls[j] : j * c->rcount, m = v ? c->rcounts[j] : c->rcount;
-                for (int i = 0; i < m; i++) {
-                    e[at + i] = V(pg, j, 0, i, s);
-                    if (ip && j == me) rb[at + i] = e[at + i];
-                }
-            }
+        if (isroot) expect_gathered(c, v, n, pg, me, ip, s);
         break;
     }
     case C_SCATTER: case C_SCATTERV: {
@@ -277,13 +284,7 @@ static void fill(const ctx_t *x, call_t *c, int s)
     case C_ALLGATHER: case C_ALLGATHERV: case C_ALLGATHERW: {
         int v = c->coll != C_ALLGATHER;
         for (int i = 0; i < c->scount; i++) sb[i] = V(g, me, 0, i, s);
-        for (int j = 0; j < n; j++) {
-            int at = v ? c->rdispls[j] : j * c->rcount, m = v ? c->rcounts[j] : c->rcount;
-            for (int i = 0; i < m; i++) {
-                e[at + i] = V(pg, j, 0, i, s);
-                if (ip && j == me) rb[at + i] = e[at + i];
-            }
-        }
+        expect_gathered(c, v, n, pg, me, ip, s);
         break;
     }
     case C_ALLTOALL: case C_ALLTOALLV: case C_ALLTOALLW: {
