@@ -17,10 +17,21 @@
 /* Local reductions (MPI_Reduce_local), per byte of operand: a few GB/s. */
 #define CC_FOLD_COST 3e-10
 
+/* What the model reads of a schedule: phases, rounds, blocks handled
+ * (entries and copies) and bytes moved. */
+typedef struct figs {
+    double phases, rounds, blocks, moved;
+} figs;
+
 static double model(const cc_nbh *n, const cc_schedule *s, double moved)
 {
     return s->nphases * n->alpha + s->nrounds * n->overhead + moved * n->beta +
            (s->nentries + s->ncopies) * CC_BLOCK_COST;
+}
+
+static double figs_cost(const cc_nbh *n, const figs *f)
+{
+    return f->phases * n->alpha + f->rounds * n->overhead + f->moved * n->beta + f->blocks * CC_BLOCK_COST;
 }
 
 static double moved_bytes(const cc_schedule *s, const cc_blk *recv)
@@ -36,14 +47,57 @@ double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv)
     return model(n, s, moved_bytes(s, recv));
 }
 
-/* Whether schedule a costs no more than b in every term of the model
- * (phases, rounds, bytes, blocks), so b cannot win for any parameters.
- * The figures are global, so every process decides alike (tuning needs
- * the same candidates everywhere). */
-static int dominates(const cc_schedule *a, const cc_schedule *b, const cc_blk *recv)
+/* Whether every receive block that a schedule can carry (not unreachable)
+ * has the same size, *bytes. */
+static int uniform_bytes(const cc_nbh *n, const cc_blk *recv, double *bytes)
 {
-    return a->nphases <= b->nphases && a->nrounds <= b->nrounds &&
-           a->nentries + a->ncopies <= b->nentries + b->ncopies && moved_bytes(a, recv) <= moved_bytes(b, recv);
+    int any = 0;
+    for (int i = 0; i < n->t; i++) {
+        if (n->unreachable && n->unreachable[i]) continue;
+        if (any && (double)recv[i].bytes != *bytes) return 0;
+        *bytes = (double)recv[i].bytes;
+        any = 1;
+    }
+    if (!any) *bytes = 0;
+    return 1;
+}
+
+/* Counts of this size cannot fail to build for size (schedule.c refuses
+ * tables of 2^30 entries and more): price them without building. */
+#define CC_COUNTS_MAX (1LL << 28)
+
+/* A candidate's figures.  Where its blocks are all of one size they come
+ * from the counts (cc_nbh_counts: no schedule built, set-up time), equal to
+ * the built schedule's: moved is then a sum of equal integers, exact in a
+ * double either way.  Otherwise the schedule is built and summed; so is
+ * DIRECT's, which is planned wherever the model leaves it a chance and
+ * whose counts cost as much as building it.  Returns CC_OK or the status
+ * of building. */
+static int figures(cc_nbh *n, int collective, int alg, const cc_blk *recv, figs *f)
+{
+    cc_sched_counts c;
+    double b = 0;
+    if (alg != CC_DIRECT && uniform_bytes(n, recv, &b) && cc_nbh_counts(n, collective, alg, &c) == CC_OK &&
+        c.entries < CC_COUNTS_MAX &&
+        c.copies < CC_COUNTS_MAX && c.rounds < CC_COUNTS_MAX) {
+        long long blocks = c.entries + c.copies;
+        *f = (figs){ (double)c.phases, (double)c.rounds, (double)blocks, b * (double)blocks };
+        return CC_OK;
+    }
+    const cc_schedule *s;
+    int rc = cc_nbh_schedule(n, collective, alg, &s);
+    if (rc != CC_OK) return rc;
+    *f = (figs){ s->nphases, s->nrounds, s->nentries + s->ncopies, moved_bytes(s, recv) };
+    return CC_OK;
+}
+
+/* Whether a schedule with figures a costs no more than one with b in every
+ * term of the model (phases, rounds, bytes, blocks), so b cannot win for
+ * any parameters.  The figures are global, so every process decides alike
+ * (tuning needs the same candidates everywhere). */
+static int dominates(const figs *a, const figs *b)
+{
+    return a->phases <= b->phases && a->rounds <= b->rounds && a->blocks <= b->blocks && a->moved <= b->moved;
 }
 
 /* DIRECT messages of up to this many bytes (on average) that carry several
@@ -107,17 +161,23 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
          * dimensions used), rounds (D >= sum_k C_k) or volume (|N|_1 >= z).
          * It is for networks where only neighbour links are cheap: force
          * it there. */
-        const cc_schedule *direct = NULL;
+        /* Priced from counts, not built: only the plans made are (set-up
+         * time). */
+        figs f[CC_COMBINING + 1];
+        int have_direct = 0;
         for (int alg = CC_DIRECT; alg <= CC_COMBINING; alg++) {
-            const cc_schedule *s;
-            int rc = cc_nbh_schedule(n, collective, alg, &s);
+            /* DIRECT without rounds (every vector zero: one process per
+             * periodic dimension) copies each block once; any schedule
+             * does at least that, so it dominates unpriced. */
+            if (alg != CC_DIRECT && have_direct && f[CC_DIRECT].rounds == 0) continue;
+            int rc = figures(n, collective, alg, recv, &f[alg]);
             if (rc == CC_ENOMEM) return rc;
             if (rc != CC_OK) continue; /* e.g. too large: not a candidate */
-            if (alg == CC_DIRECT) direct = s;
+            if (alg == CC_DIRECT) have_direct = 1;
             /* Not worth timing (nor planning: set-up time) where DIRECT is
              * no worse in any term, e.g. on grids of 1 or 2 processes. */
-            else if (direct && dominates(direct, s, recv)) continue;
-            cost[alg] = cc_model_cost(n, s, recv);
+            else if (have_direct && dominates(&f[CC_DIRECT], &f[alg])) continue;
+            cost[alg] = figs_cost(n, &f[alg]);
             int j = nalg++;
             while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }
             algs[j] = alg;

@@ -151,6 +151,19 @@ void cc_schedule_free(cc_schedule *s);
 int cc_schedule_stats(const cc_nset *ns, int collective, int algorithm,
                       long long *phases, long long *rounds, long long *volume);
 
+/* What the cost model reads of a schedule, without building it: nphases,
+ * nrounds, nentries and ncopies of the schedule cc_schedule_build would
+ * make for CC_ALLGATHER or CC_ALLTOALL with CC_DIRECT or CC_COMBINING
+ * (exact; tested against the built schedules).  O(t*d) (the COMBINING
+ * allgather: as cc_schedule_stats), and for COMBINING alltoall far less
+ * than building: the distinct values per dimension through a table where
+ * they span a small range.  Returns CC_OK, CC_ENOMEM, or CC_ETOOBIG for
+ * other collectives and algorithms. */
+typedef struct cc_sched_counts {
+    long long phases, rounds, entries, copies;
+} cc_sched_counts;
+int cc_schedule_counts(const cc_nset *ns, int collective, int algorithm, cc_sched_counts *out);
+
 /* Per-algorithm builders (schedule_*.c), dispatched by cc_schedule_build
  * (schedule_build.c). */
 int cc_build_direct(const cc_nset *ns, int collective, cc_schedule *s);

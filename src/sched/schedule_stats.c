@@ -5,7 +5,9 @@
 #include "sched/schedule_trie.h"
 #include "util/alloc.h"
 
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 static long long labs_ll(int x) { return x < 0 ? -(long long)x : x; }
 
@@ -144,4 +146,78 @@ int cc_schedule_stats(const cc_nset *ns, int collective, int algorithm,
     }
     cc_coords_free(&c);
     return rc;
+}
+
+/* Values of a coordinate counted through a table (cc_schedule_counts):
+ * -CC_SPAN/2 <= x < CC_SPAN/2, reduced offsets on any grid of up to 255
+ * processes per dimension. */
+#define CC_SPAN 256
+
+int cc_schedule_counts(const cc_nset *ns, int collective, int algorithm, cc_sched_counts *out)
+{
+    int d = ns->d, t = ns->t;
+    const int *restrict offs = ns->offs;
+    const unsigned char *restrict skip = ns->skip;
+    memset(out, 0, sizeof *out);
+    if ((collective != CC_ALLGATHER && collective != CC_ALLTOALL) ||
+        (algorithm != CC_DIRECT && algorithm != CC_COMBINING))
+        return CC_ETOOBIG;
+    /* Blocks kept, those with a zero vector (local copies), hops (non-zero
+     * coordinates) and which values each coordinate takes, in one pass. */
+    unsigned char *restrict seen = calloc((size_t)CC_SPAN * ((size_t)d + 1), 1);
+    if (!seen) return CC_ENOMEM;
+    long long kept = 0, zero = 0, hops = 0;
+    int wide = 0;
+    for (int i = 0; i < t; i++) {
+        if (skip && skip[i]) continue;
+        const int *v = offs + (size_t)i * d;
+        int z = 0;
+        for (int k = 0; k < d; k++) {
+            unsigned x = (unsigned)v[k] + CC_SPAN / 2;
+            z += v[k] != 0;
+            if (x < CC_SPAN) seen[(size_t)k * CC_SPAN + x] = 1;
+            else wide = 1;
+        }
+        kept++;
+        zero += z == 0;
+        hops += z;
+    }
+    if (algorithm == CC_COMBINING && collective == CC_ALLTOALL) {
+        /* One phase per dimension with a non-zero coordinate, one round per
+         * distinct non-zero value; block i travels z_i hops, z_i = 0 is a
+         * copy (schedule_combining_alltoall.c).  Values beyond the table:
+         * the sorting statistics. */
+        int rc = CC_OK;
+        out->entries = hops;
+        out->copies = zero;
+        if (wide) {
+            rc = cc_schedule_stats(ns, collective, algorithm, &out->phases, &out->rounds, &out->entries);
+        } else {
+            for (int k = 0; k < d; k++) {
+                long long ck = 0;
+                for (int x = 0; x < CC_SPAN; x++) ck += x != CC_SPAN / 2 && seen[(size_t)k * CC_SPAN + (size_t)x];
+                out->rounds += ck;
+                out->phases += ck > 0;
+            }
+        }
+        free(seen);
+        return rc;
+    }
+    free(seen);
+    int rc = cc_schedule_stats(ns, collective, algorithm, &out->phases, &out->rounds, &out->entries);
+    if (rc != CC_OK) return rc;
+    if (collective == CC_ALLTOALL) { /* DIRECT: one entry per non-zero block */
+        out->copies = zero;
+        return CC_OK;
+    }
+    /* Allgather: every kept block arrives by one entry or one copy, and one
+     * receive block of each distinct non-zero vector is an entry's
+     * destination (DIRECT: one entry per vector; COMBINING: the trie node
+     * where the vector's last non-zero coordinate is added stores into the
+     * first leaf of that vector, cc_trie_head). */
+    long long vectors = 0, p, v;
+    if (algorithm == CC_DIRECT) vectors = out->rounds;
+    else if ((rc = cc_schedule_stats(ns, collective, CC_DIRECT, &p, &vectors, &v)) != CC_OK) return rc;
+    out->copies = kept - vectors;
+    return CC_OK;
 }

@@ -131,6 +131,27 @@ int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule 
     return rc;
 }
 
+int cc_nbh_counts(cc_nbh *n, int collective, int algorithm, cc_sched_counts *out)
+{
+    int rc = CC_OK, c = table_row(collective);
+    if (n->graph || c == 0 || algorithm < CC_DIRECT || algorithm > CC_COMBINING) return CC_ETOOBIG;
+    pthread_mutex_lock(&n->lock);
+    const cc_schedule *s = n->sched[c][algorithm];
+    if (s) {
+        *out = (cc_sched_counts){ s->nphases, s->nrounds, s->nentries, s->ncopies };
+    } else if (n->counted[c][algorithm]) {
+        *out = n->counts[c][algorithm];
+    } else {
+        cc_nset ns = cc_nbh_nset(n);
+        if ((rc = cc_schedule_counts(&ns, collective, algorithm, out)) == CC_OK) {
+            n->counts[c][algorithm] = *out;
+            n->counted[c][algorithm] = 1;
+        }
+    }
+    pthread_mutex_unlock(&n->lock);
+    return rc;
+}
+
 int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out)
 {
     const cc_schedule *s;

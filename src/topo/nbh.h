@@ -48,6 +48,8 @@ typedef struct cc_nbh {
     cc_schedule *sched[3][4]; /* [collective][algorithm], on reduced offsets; row 0: the
                                * allreduce that reduces on the way, on the offsets as given */
     cc_local *local[3][4];
+    cc_sched_counts counts[3][4]; /* what the model reads of a schedule not built (cc_nbh_counts) */
+    unsigned char counted[3][4];
     struct cc_comm *dups;     /* duplicates whose private MPI_Comm_idup is pending */
     int *esrc, *edst;         /* Cartesian: the neighbours' ranks in the caller's block order
                                * (cc_nbh_edges), built on first use under the lock */
@@ -69,6 +71,12 @@ void cc_nbh_release(cc_nbh *n);
  * Return CC_OK, CC_ENOMEM or CC_ETOOBIG. */
 int cc_nbh_schedule(cc_nbh *n, int collective, int algorithm, const cc_schedule **out);
 int cc_nbh_local(cc_nbh *n, int collective, int algorithm, const cc_local **out);
+
+/* The counts of schedule (collective, algorithm) (DIRECT or COMBINING
+ * allgather/alltoall): from the schedule where it is built, else computed
+ * without building it (cc_schedule_counts) and kept.  Returns CC_OK,
+ * CC_ENOMEM or CC_ETOOBIG (not countable: build it). */
+int cc_nbh_counts(cc_nbh *n, int collective, int algorithm, cc_sched_counts *out);
 
 /* How many send (receive) blocks the caller's arguments have: the graph's
  * out- (in-)degree on graphs, detected or not, else t. */

@@ -27,7 +27,8 @@ static cc_schedule *build(const cc_nset *ns, int coll, int alg)
     return s;
 }
 
-/* Built counts equal the statistics. */
+/* Built counts equal the statistics, and the model's counts
+ * (cc_schedule_counts: DIRECT and COMBINING, copies included). */
 static void check_stats(const cc_nset *ns, int coll, int alg)
 {
     long long p, r, v;
@@ -36,6 +37,16 @@ static void check_stats(const cc_nset *ns, int coll, int alg)
     CHECK_EQ(p, s->nphases);
     CHECK_EQ(r, s->nrounds);
     CHECK_EQ(v, s->nentries);
+    cc_sched_counts c;
+    if (alg == CC_DIRECT || alg == CC_COMBINING) {
+        CHECK_EQ(cc_schedule_counts(ns, coll, alg, &c), CC_OK);
+        CHECK_EQ(c.phases, s->nphases);
+        CHECK_EQ(c.rounds, s->nrounds);
+        CHECK_EQ(c.entries, s->nentries);
+        CHECK_EQ(c.copies, s->ncopies);
+    } else {
+        CHECK_EQ(cc_schedule_counts(ns, coll, alg, &c), CC_ETOOBIG);
+    }
     cc_schedule_free(s);
 }
 
