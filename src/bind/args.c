@@ -141,6 +141,36 @@ static int absent_block(const cc_args *a, int use_send, cc_blk *b)
     return rc;
 }
 
+/* Blocks 0..n) of a side of the regular variant with one block per
+ * neighbour (block i is the caller's block perm[i], or i; perm[i] >= 0):
+ * equal but for the address, so described from the first.  What
+ * cc_args_block gives block by block, without re-reading the arguments
+ * (thousands of blocks at set-up). */
+static int regular_blocks(const cc_args *a, int side, int n, const int *perm, cc_blk *blk, cc_typeinfo *ti)
+{
+    if (n == 0) return MPI_SUCCESS;
+    cc_blk first;
+    int rc = cc_args_block(a, side, 0, &first, ti);
+    if (rc != MPI_SUCCESS) return rc;
+    uintptr_t base = side == CC_SIDE_SEND ? (uintptr_t)a->sendbuf : (uintptr_t)a->recvbuf;
+    MPI_Aint step = (MPI_Aint)first.count * ti->extent; /* bytes from block to block */
+    for (int i = 0; i < n; i++) {
+        MPI_Aint k = perm ? perm[i] : i;
+        blk[i] = first;
+        blk[i].addr = (char *)(base + (uintptr_t)(k * step));
+        blk[i].data = cc_type_data(blk[i].addr, first.count, ti);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Whether every entry of perm[0..n) is a block (>= 0); NULL: the identity. */
+static int all_present(const int *perm, int n)
+{
+    for (int i = 0; perm && i < n; i++)
+        if (perm[i] < 0) return 0;
+    return 1;
+}
+
 int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out)
 {
     *out = NULL;
@@ -156,17 +186,26 @@ int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, cons
     b->recv = cc_alloc_array((size_t)t, sizeof(cc_blk));
     int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     cc_typeinfo ti = CC_TYPEINFO_NONE;
-    for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) {
-        int k = sperm && cc_args_nsend(a, 2) > 1 ? sperm[i] : i; /* (t = 1: sperm[0] may be -1) */
-        rc = k < 0 ? empty_block(&b->send[i]) : cc_args_block(a, CC_SIDE_SEND, k, &b->send[i], &ti);
+    int several = cc_args_nsend(a, 2) > 1;
+    if (rc == MPI_SUCCESS && a->variant == CC_REGULAR && several && all_present(sperm, b->nsend)) {
+        rc = regular_blocks(a, CC_SIDE_SEND, b->nsend, sperm, b->send, &ti);
+    } else {
+        for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) {
+            int k = sperm && several ? sperm[i] : i; /* (t = 1: sperm[0] may be -1) */
+            rc = k < 0 ? empty_block(&b->send[i]) : cc_args_block(a, CC_SIDE_SEND, k, &b->send[i], &ti);
+        }
     }
     ti.type = MPI_DATATYPE_NULL;
-    int receives = !rperm;
-    for (int i = 0; rperm && i < t; i++) receives |= rperm[i] >= 0;
-    for (int i = 0; i < t && rc == MPI_SUCCESS; i++) {
-        int k = rperm ? rperm[i] : i;
-        rc = k < 0 ? absent_block(a, !receives && nsend > 0, &b->recv[i])
-                   : cc_args_block(a, CC_SIDE_RECV, k, &b->recv[i], &ti);
+    if (rc == MPI_SUCCESS && a->variant == CC_REGULAR && cc_args_nrecv(a, 2) > 1 && all_present(rperm, t)) {
+        rc = regular_blocks(a, CC_SIDE_RECV, t, rperm, b->recv, &ti);
+    } else {
+        int receives = !rperm;
+        for (int i = 0; rperm && i < t; i++) receives |= rperm[i] >= 0;
+        for (int i = 0; i < t && rc == MPI_SUCCESS; i++) {
+            int k = rperm ? rperm[i] : i;
+            rc = k < 0 ? absent_block(a, !receives && nsend > 0, &b->recv[i])
+                       : cc_args_block(a, CC_SIDE_RECV, k, &b->recv[i], &ti);
+        }
     }
     if (rc == MPI_SUCCESS) rc = own_types(b);
     if (rc != MPI_SUCCESS) {

@@ -1,6 +1,7 @@
 #include "geom/geometry.h"
 
 #include <limits.h>
+#include <stdlib.h>
 
 /* The dimension at place i, slowest first: one loop serves both layouts. */
 static int dim_at(const cc_grid *g, int i) { return g->colmajor ? g->d - 1 - i : i; }
@@ -88,4 +89,39 @@ int cc_grid_reduce(const cc_grid *g, const int off[], int out[])
         }
     }
     return dead;
+}
+
+/* Values -CC_RTAB..CC_RTAB are reduced through the table. */
+#define CC_RTAB 64
+
+void cc_grid_reduce_all(const cc_grid *g, int t, const int off[], int out[], unsigned char dead[])
+{
+    int d = g->d;
+    int *tab = malloc(sizeof(int) * (2 * CC_RTAB + 1) * ((size_t)d + 1));
+    if (!tab) {
+        for (int i = 0; i < t; i++)
+            dead[i] = (unsigned char)cc_grid_reduce(g, off + (size_t)i * d, out + (size_t)i * d);
+        return;
+    }
+    for (int k = 0; k < d; k++)
+        for (int x = -CC_RTAB; x <= CC_RTAB; x++)
+            tab[(size_t)k * (2 * CC_RTAB + 1) + (size_t)(x + CC_RTAB)] = g->periods[k] ? shortest(x, g->dims[k]) : x;
+    for (int i = 0; i < t; i++) {
+        const int *v = off + (size_t)i * d;
+        int *o = out + (size_t)i * d, gone = 0;
+        for (int k = 0; k < d; k++) {
+            unsigned x = (unsigned)v[k] + CC_RTAB;
+            if (x <= 2 * CC_RTAB && g->periods[k]) {
+                o[k] = tab[(size_t)k * (2 * CC_RTAB + 1) + x];
+            } else if (g->periods[k]) {
+                o[k] = shortest(v[k], g->dims[k]);
+            } else {
+                o[k] = v[k];
+                long long a = v[k] < 0 ? -(long long)v[k] : v[k];
+                gone |= a >= g->dims[k];
+            }
+        }
+        dead[i] = (unsigned char)gone;
+    }
+    free(tab);
 }

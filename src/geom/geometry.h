@@ -40,4 +40,9 @@ void cc_grid_relative(const cc_grid *g, const int from[], const int to[], int re
  * dimension), 0 otherwise. */
 int cc_grid_reduce(const cc_grid *g, const int off[], int out[]);
 
+/* cc_grid_reduce of t vectors off[i*d..], into out[i*d..] and dead[i]:
+ * through a table of the small values of each periodic dimension, without
+ * a division per coordinate (set-up reduces t*d of them). */
+void cc_grid_reduce_all(const cc_grid *g, int t, const int off[], int out[], unsigned char dead[]);
+
 #endif

@@ -39,8 +39,7 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
     n->grid.dims = n->dims;
     n->grid.periods = n->periods;
     if (td) memcpy(n->offsets, targets, td * sizeof(int));
-    for (int i = 0; i < t; i++)
-        n->unreachable[i] = (unsigned char)cc_grid_reduce(&n->grid, n->offsets + (size_t)i * d, n->reduced + (size_t)i * d);
+    cc_grid_reduce_all(&n->grid, t, n->offsets, n->reduced, n->unreachable);
     if (weights && t) memcpy(n->weights, weights, (size_t)t * sizeof(int));
     n->rank = CC_NONE;
     return n;

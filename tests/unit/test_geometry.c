@@ -79,6 +79,31 @@ static void test_reduce(void)
     CHECK_EQ(out[0], 2);
 }
 
+/* cc_grid_reduce_all (tables of small values) equals cc_grid_reduce vector
+ * by vector: values in and beyond the table, both kinds of dimension. */
+static void test_reduce_all(void)
+{
+    enum { D = 4, T = 200 };
+    static const int dims[D] = { 1, 2, 5, 130 };
+    int offs[T * D], out[T * D], want[D], per[D];
+    unsigned char dead[T];
+    unsigned x = 12345;
+    for (int m = 0; m < 16; m++) {
+        for (int k = 0; k < D; k++) per[k] = (m >> k) & 1;
+        cc_grid g = { D, 1300, dims, per, 0 };
+        for (int i = 0; i < T * D; i++) {
+            x = x * 1103515245u + 12345u;
+            int r = (int)(x >> 8);
+            offs[i] = i % 7 == 0 ? (r % 2 ? INT_MIN + r % 5 : INT_MAX - r % 5) : r % (i % 3 ? 70 : 400) - (i % 3 ? 35 : 200);
+        }
+        cc_grid_reduce_all(&g, T, offs, out, dead);
+        for (int i = 0; i < T; i++) {
+            CHECK_EQ(dead[i], cc_grid_reduce(&g, offs + i * D, want));
+            for (int k = 0; k < D; k++) CHECK_EQ(out[i * D + k], want[k]);
+        }
+    }
+}
+
 static void test_relative(void)
 {
     for (int p = 1; p <= 6; p++)
@@ -106,6 +131,7 @@ int main(void)
     test_rank_coords();
     test_shift();
     test_reduce();
+    test_reduce_all();
     test_relative();
     printf("test_geometry: ok\n");
     return 0;
