@@ -131,16 +131,26 @@ static void localize_round(cc_local *l, ctx *c, const cc_phase *ph, int r, int *
     cc_lround lr = { r, cc_grid_shift(g, coords, v, +1), cc_grid_shift(g, coords, v, -1),
                      l->nslots, 0, 0, 0, 0, 0 };
     int last = -1;
-    if (lr.send_rank != CC_NONE)
+    /* A torus, not rooted: every instance exists everywhere and every slot
+     * is itself (exists_at, remap), so the round is its entries. */
+    int whole = !c->mesh && !c->rt;
+    if (lr.send_rank != CC_NONE && whole) {
+        for (int j = 0; j < rd->count; j++) l->slots[l->nslots++] = e[j].src;
+        last = rd->count - 1;
+    } else if (lr.send_rank != CC_NONE) {
         for (int j = 0; j < rd->count; j++)
             if (exists_at(c, coords, &e[j], ph->kpos)) {
                 l->slots[l->nslots++] = remap(c, e[j].src);
                 last = j;
             }
+    }
     lr.scount = l->nslots - lr.sfirst;
     lr.sdirect = lr.scount == 1 && is_direct(&e[last]);
     lr.rfirst = l->nslots;
-    if (lr.recv_rank != CC_NONE) {
+    if (lr.recv_rank != CC_NONE && whole) {
+        for (int j = 0; j < rd->count; j++) l->slots[l->nslots++] = e[j].dst;
+        last = rd->count - 1;
+    } else if (lr.recv_rank != CC_NONE) {
         cc_grid_coords(g, lr.recv_rank, H);
         for (int j = 0; j < rd->count; j++)
             if (exists_at(c, H, &e[j], ph->kpos)) {
@@ -253,7 +263,12 @@ int cc_localize_rooted(const cc_schedule *s, const cc_grid *g, const int coords[
     l->phase_first[l->nphases] = l->nrounds;
     if (c.live) l->fold_first[l->nphases] = l->nfolds;
 
-    for (int j = 0; j < s->ncopies; j++) {
+    for (int j = 0; j < s->ncopies && !c.mesh && !rt; j++) { /* (every copy runs as it is) */
+        l->copies[2 * j] = s->copies[j].src;
+        l->copies[2 * j + 1] = s->copies[j].dst;
+        l->ncopies++;
+    }
+    for (int j = 0; j < s->ncopies && (c.mesh || rt); j++) {
         if (!keeps_copy(&c, s->copies[j].leaf)) continue;
         l->copies[2 * l->ncopies] = remap(&c, s->copies[j].src);
         l->copies[2 * l->ncopies + 1] = remap(&c, s->copies[j].dst);
