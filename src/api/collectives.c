@@ -320,8 +320,13 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
             rc = status_code(who, st);
             break;
         }
-        rc = cc_plan_create(&plans[*nplans], s, l, blocks, cand.c[i].algorithm, cand.c[i].executor,
-                            mode == CC_MODE_PERSISTENT, priv, tag);
+        /* Candidates of one algorithm share their temporaries (one runs at
+         * a time; set-up time and memory). */
+        const cc_plan *like = NULL;
+        for (int j = 0; j < *nplans && !like; j++)
+            if (plans[j]->sched == s && plans[j]->local == l) like = plans[j];
+        rc = cc_plan_create_like(&plans[*nplans], s, l, blocks, cand.c[i].algorithm, cand.c[i].executor,
+                                 mode == CC_MODE_PERSISTENT, priv, tag, like);
         if (rc != MPI_SUCCESS) {
             rc = cc_error_mpi_code(rc, who);
             break;

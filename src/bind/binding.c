@@ -116,7 +116,8 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
     int any2 = memchr(used + s->ntemp, 1, (size_t)t) != NULL;
     b->temp = cc_alloc_zarray((size_t)s->ntemp, sizeof(cc_blk));
     b->temp2 = cc_alloc_zarray(any2 ? (size_t)t : 1, sizeof(cc_blk));
-    if (!b->temp || !b->temp2) {
+    if ((b->refs = malloc(sizeof *b->refs)) != NULL) atomic_init(b->refs, 1);
+    if (!b->temp || !b->temp2 || !b->refs) {
         rc = MPI_ERR_NO_MEM;
         goto out;
     }
@@ -154,11 +155,21 @@ out:
     return rc;
 }
 
+void cc_bind_share(cc_binding *b, const cc_binding *from)
+{
+    *b = *from;
+    atomic_fetch_add(&b->blocks->refs, 1);
+    atomic_fetch_add(b->refs, 1);
+}
+
 void cc_binding_free(cc_binding *b)
 {
-    free(b->temp);
-    free(b->temp2);
-    free(b->tempbuf);
+    if (!b->refs || atomic_fetch_sub(b->refs, 1) == 1) {
+        free(b->temp);
+        free(b->temp2);
+        free(b->tempbuf);
+        free(b->refs);
+    }
     cc_blocks_release(b->blocks);
     memset(b, 0, sizeof *b);
 }

@@ -101,12 +101,17 @@ typedef struct cc_binding {
     int ntemp;
     cc_blk *temp, *temp2;
     char *tempbuf;
+    atomic_int *refs;      /* bindings sharing temp, temp2 and tempbuf (cc_bind_share) */
 } cc_binding;
 
 /* Resolve the slots of `l` (schedule `s` gives temp_like) over `blocks`,
  * laying out the temporaries.  Takes a reference to blocks.  Returns
  * MPI_SUCCESS or an MPI error class (MPI_ERR_NO_MEM, MPI_ERR_COUNT, ...). */
 int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_local *l);
+/* b becomes another reference to the binding `from` (same blocks, local
+ * plan and temporaries): for candidate plans of one operation that differ
+ * only in the executor, which never run at the same time.  Cannot fail. */
+void cc_bind_share(cc_binding *b, const cc_binding *from);
 void cc_binding_free(cc_binding *b);
 
 static inline const cc_blk *cc_binding_slot(const cc_binding *b, int slot)

@@ -162,6 +162,12 @@ static int make_persistent(cc_plan *p, MPI_Request *reqs, int **first)
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag)
 {
+    return cc_plan_create_like(out, s, l, blocks, algorithm, executor, persistent, comm, tag, NULL);
+}
+
+int cc_plan_create_like(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
+                        int algorithm, int executor, int persistent, MPI_Comm comm, int tag, const cc_plan *like)
+{
     *out = NULL;
     cc_plan *p = calloc(1, sizeof *p);
     if (!p) return MPI_ERR_NO_MEM;
@@ -182,7 +188,10 @@ int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_bl
     size_t nq = p->persistent ? 2 * (size_t)l->nrounds : 2 * (size_t)l->max_phase_rounds;
     p->reqs = cc_alloc_array(nq, sizeof(MPI_Request));
     int rc = (!p->smsg || !p->rmsg || !p->reqs) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
-    if (rc == MPI_SUCCESS) rc = cc_bind(&p->bind, blocks, s, l);
+    if (rc == MPI_SUCCESS && like && like->sched == s && like->local == l && like->bind.blocks == blocks)
+        cc_bind_share(&p->bind, &like->bind);
+    else if (rc == MPI_SUCCESS)
+        rc = cc_bind(&p->bind, blocks, s, l);
     if (rc == MPI_SUCCESS) rc = p->ex->prepare(p);
 
     /* Local copies, resolved once; scratch for those between blocks that are

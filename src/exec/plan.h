@@ -94,6 +94,12 @@ extern const cc_exec cc_exec_pack;
  * MPI_SUCCESS or an error class. */
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag);
+/* The same, sharing the binding (temporaries) of `like` where it was made
+ * for the same schedule, local plan and blocks: candidates of one
+ * operation that differ in the executor, of which one runs at a time.
+ * like may be NULL. */
+int cc_plan_create_like(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
+                        int algorithm, int executor, int persistent, MPI_Comm comm, int tag, const cc_plan *like);
 void cc_plan_free(cc_plan *p);
 
 /* Reduce the slots reduce[0..n) in this order into blocks->result after the
