@@ -13,9 +13,14 @@ need() { # need <command> <packages...>
     cmd=$1; shift
     command -v "$cmd" >/dev/null 2>&1 || missing="$missing $*"
 }
-need mpicc.openmpi libopenmpi-dev
+# an MPI's compiler wrapper that cannot find mpi.h (its -dev package was
+# removed while the wrapper stayed) counts as missing
+need_mpi() { # need_mpi <wrapper> <package>
+    printf '#include <mpi.h>\n' | "$1" -E -x c - >/dev/null 2>&1 || missing="$missing $2"
+}
+need_mpi mpicc.openmpi libopenmpi-dev
 need mpirun.openmpi openmpi-bin
-need mpicc.mpich libmpich-dev
+need_mpi mpicc.mpich libmpich-dev
 need mpiexec.mpich mpich
 need cmake cmake
 need cc gcc
