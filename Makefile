@@ -5,11 +5,19 @@
 #   make build-smpi  build for SimGrid SMPI (smpicc) in build/smpi
 #   make scale   the simulated scale lab (scripts/scale.sh, docs/scale.md)
 #   make sanitize  ASan+UBSan build of the library and its risky tests (part of check)
-# Build trees: build/openmpi, build/mpich.  Variables: MPIS, BUILD_TYPE, JOBS.
+# Build trees: build/openmpi, build/mpich.  Variables: MPIS, BUILD_TYPE, JOBS,
+# SIMGRID_PREFIX (build-smpi, scale: a SimGrid built from source by
+# scripts/smpi/build-simgrid.sh; empty: Debian's smpicc/smpirun on PATH).
 MPIS       ?= openmpi mpich
 BUILD_TYPE ?= RelWithDebInfo
 JOBS       ?= 2
 BUILD      := build
+SIMGRID_PREFIX ?=
+# One SMPI build tree per SimGrid: build/smpi (Debian's), build/smpi-NAME
+# for SIMGRID_PREFIX=.../NAME (scripts/scale.sh --simgrid picks the same).
+SMPI_BUILD := $(BUILD)/smpi$(if $(SIMGRID_PREFIX),-$(notdir $(patsubst %/,%,$(SIMGRID_PREFIX))))
+SMPICC     := $(if $(SIMGRID_PREFIX),$(abspath $(SIMGRID_PREFIX))/bin/smpicc,smpicc)
+SCALE_SG   := $(if $(SIMGRID_PREFIX),--simgrid $(abspath $(SIMGRID_PREFIX)))
 
 .PHONY: all build build-smpi scale scale-quick check sanitize demo deps fuzz install clean $(addprefix build-,$(MPIS)) $(addprefix check-,$(MPIS))
 
@@ -30,16 +38,17 @@ build: build-openmpi
 
 # SimGrid SMPI (not part of make check): the library, cartbench and the
 # examples, run under smpirun on simulated platforms (scripts/platforms/).
+# SIMGRID_PREFIX=DIR: DIR/bin/smpicc instead (docs/scale.md, "A newer SimGrid").
 build-smpi:
-	@test -f $(BUILD)/smpi/CMakeCache.txt || \
-	  cmake -S . -B $(BUILD)/smpi -DCMAKE_C_COMPILER=smpicc -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCARTCOLL_WERROR=ON
-	cmake --build $(BUILD)/smpi -j $(JOBS)
+	@test -f $(SMPI_BUILD)/CMakeCache.txt || \
+	  cmake -S . -B $(SMPI_BUILD) -DCMAKE_C_COMPILER=$(SMPICC) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCARTCOLL_WERROR=ON
+	cmake --build $(SMPI_BUILD) -j $(JOBS)
 
 scale: build-smpi
-	scripts/scale.sh --full
+	scripts/scale.sh $(SCALE_SG) --full
 
 scale-quick: build-smpi
-	scripts/scale.sh --quick
+	scripts/scale.sh $(SCALE_SG) --quick
 
 $(addprefix check-,$(MPIS)): check-%: build-%
 	cd $(BUILD)/$* && ctest --output-on-failure

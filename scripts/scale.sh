@@ -9,8 +9,11 @@
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
 #   scripts/scale.sh --table CSV        the table of an existing CSV (a run cut short)
 #   scripts/scale.sh --plot CSV         CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
+#   --simgrid PREFIX (or SIMGRID_PREFIX=PREFIX): PREFIX/bin/smpirun and build/smpi-NAME
+#                                       (a SimGrid from scripts/smpi/build-simgrid.sh)
 #
-# Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev).
+# Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev), or
+# with --simgrid .../NAME build/smpi-NAME (make build-smpi SIMGRID_PREFIX=...).
 # Every case runs cartbench under smpirun with the platform file's model;
 # the file's `cartcoll-model:` line gives cartcoll's cost model (exported as
 # CARTCOLL_ALPHA, CARTCOLL_OVERHEAD, CARTCOLL_BETA) and `cartcoll-nodes:`
@@ -22,11 +25,11 @@
 # is 1 if auto is more than 10% slower than the best algorithm in a row.
 set -eu
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-build=$root/build/smpi
+build="" simgrid=${SIMGRID_PREFIX:-}
 out=$root/build/scale
 mode=quick np="" platform="" cases="" ms="" ops="" reps=1 warmup=2 tune_warmup=20 name=""
 # --check-platforms: every platform file (default scripts/platforms/*.xml)
@@ -170,6 +173,7 @@ while [ $# -gt 0 ]; do
     --ops) ops=$2; shift ;;
     --reps) reps=$2; shift ;;
     --build) build=$2; shift ;;
+    --simgrid) simgrid=$2; shift ;;
     --out) out=$2; shift ;;
     --name) name=$2; shift ;;
     -h|--help) usage 0 ;;
@@ -191,7 +195,18 @@ case $mode in
 esac
 : "${name:=$mode-$np}"
 
-command -v smpirun >/dev/null || { echo "scale.sh: smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 2; }
+# Debian's SimGrid (smpirun on PATH, build/smpi) or one built from source
+# into a prefix (PREFIX/bin/smpirun, build/smpi-NAME as make build-smpi
+# SIMGRID_PREFIX=PREFIX names it).
+if [ -n "$simgrid" ]; then
+  simgrid=${simgrid%/}
+  smpirun=$simgrid/bin/smpirun
+  [ -x "$smpirun" ] || { echo "scale.sh: no $smpirun (scripts/smpi/build-simgrid.sh SRC $simgrid)" >&2; exit 2; }
+  : "${build:=$root/build/smpi-$(basename "$simgrid")}"
+else
+  smpirun=$(command -v smpirun) || { echo "scale.sh: smpirun not found (apt-get install libsimgrid-dev)" >&2; exit 2; }
+  : "${build:=$root/build/smpi}"
+fi
 [ -x "$build/bench/cartbench" ] || { echo "scale.sh: no $build/bench/cartbench (make build-smpi)" >&2; exit 2; }
 [ -f "$platform" ] || { echo "scale.sh: no platform file $platform" >&2; exit 2; }
 
@@ -237,7 +252,7 @@ rm -f "$csv"
 # simulation, auto one per trial of its candidates (--tune-warmup).
 variants=p2p,cart-p-direct-pack,cart-p-direct-datatype,cart-p-combining-pack,cart-p-combining-datatype
 variants=$variants,cart-p-torus-pack,cart-p-torus-datatype,cart-p
-echo "# scale.sh $mode: $np simulated processes on $(basename "$platform"), CARTCOLL_ALPHA=$CARTCOLL_ALPHA CARTCOLL_OVERHEAD=$CARTCOLL_OVERHEAD CARTCOLL_BETA=$CARTCOLL_BETA"
+echo "# scale.sh $mode: $np simulated processes on $(basename "$platform") ($("$smpirun" -version 2>/dev/null | head -n 1)), CARTCOLL_ALPHA=$CARTCOLL_ALPHA CARTCOLL_OVERHEAD=$CARTCOLL_OVERHEAD CARTCOLL_BETA=$CARTCOLL_BETA"
 start=$(date +%s)
 for nbh in $cases; do
   for op in $(echo "$ops" | tr , ' '); do
@@ -246,7 +261,7 @@ for nbh in $cases; do
     t0=$(date +%s)
     one=$out/one-$name.csv
     rm -f "$one"
-    if ! smpirun -np "$np" -platform "$platform" -hostfile "$hostfile" --log=root.thres:critical \
+    if ! "$smpirun" -np "$np" -platform "$platform" -hostfile "$hostfile" --log=root.thres:critical \
           "$build/bench/cartbench" --no-progress --reps "$reps" --warmup "$warmup" --tune-warmup "$tune_warmup" -m "$ms" --ops "$op" $irr \
           --variants "$variants" --max-mib 64 --csv "$one" "$nbh" > "$out/log-$name.txt" 2>&1; then
       echo "scale.sh: $nbh $op failed (see $out/log-$name.txt)" >&2
