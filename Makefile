@@ -17,6 +17,9 @@ SIMGRID_PREFIX ?=
 # for SIMGRID_PREFIX=.../NAME (scripts/scale.sh --simgrid picks the same).
 SMPI_BUILD := $(BUILD)/smpi$(if $(SIMGRID_PREFIX),-$(notdir $(patsubst %/,%,$(SIMGRID_PREFIX))))
 SMPICC     := $(if $(SIMGRID_PREFIX),$(abspath $(SIMGRID_PREFIX))/bin/smpicc,smpicc)
+# Its headers as system headers, as Debian's /usr/include are (SimGrid 4.1's
+# smpi_helpers_internal.h declares `pid_t smpi_getpid();`, no prototype).
+SMPI_FLAGS := $(if $(SIMGRID_PREFIX),"-DCMAKE_C_FLAGS=-isystem $(abspath $(SIMGRID_PREFIX))/include -isystem $(abspath $(SIMGRID_PREFIX))/include/smpi")
 SCALE_SG   := $(if $(SIMGRID_PREFIX),--simgrid $(abspath $(SIMGRID_PREFIX)))
 
 .PHONY: all build build-smpi scale scale-quick check sanitize demo deps fuzz install clean $(addprefix build-,$(MPIS)) $(addprefix check-,$(MPIS))
@@ -41,7 +44,7 @@ build: build-openmpi
 # SIMGRID_PREFIX=DIR: DIR/bin/smpicc instead (docs/scale.md, "A newer SimGrid").
 build-smpi:
 	@test -f $(SMPI_BUILD)/CMakeCache.txt || \
-	  cmake -S . -B $(SMPI_BUILD) -DCMAKE_C_COMPILER=$(SMPICC) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCARTCOLL_WERROR=ON
+	  cmake -S . -B $(SMPI_BUILD) -DCMAKE_C_COMPILER=$(SMPICC) $(SMPI_FLAGS) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCARTCOLL_WERROR=ON
 	cmake --build $(SMPI_BUILD) -j $(JOBS)
 
 scale: build-smpi
