@@ -48,6 +48,10 @@ if [ -n "$need" ]; then
 fi
 
 echo "build-simgrid.sh: $src -> $prefix (build tree $bdir, -j$jobs)"
+# From the build tree: SimGrid's configure leaves a test_stackgrowth
+# program in the current directory.
+mkdir -p "$bdir"
+cd "$bdir"
 cmake -S "$src" -B "$bdir" \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX="$prefix" \
