@@ -205,9 +205,8 @@ static int check_arrays(const char *who, unsigned f, const cc_mpicall *c, const 
  * wrong class on others, so the library says it. */
 static int named_bytes(MPI_Datatype t)
 {
-    int ni, na, nd, comb, size = 0;
-    if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb != MPI_COMBINER_NAMED) return 0;
-    return MPI_Type_size(t, &size) == MPI_SUCCESS && size > 0;
+    int size = 0;
+    return cc_type_named(t) && MPI_Type_size(t, &size) == MPI_SUCCESS && size > 0;
 }
 
 static long long sum_counts(const int *counts, int n)
