@@ -8,35 +8,46 @@
  * processes, Tukey's 3 IQR fences remove outliers, the median is reported
  * with a distribution-free 95% confidence interval (seed 001 sec. 4, seed 002
  * appendix A).  Every receive buffer is compared with the baseline's.
- * `cartbench --help` documents the options; cartbench.h lists the files.
+ * `cartbench --help` documents the options.
  *
  * This file: main and the loop over neighbourhoods; run_case (cb_timing.c)
- * does one case. */
+ * does one case.  The files, each with its header, from the top down (a
+ * file calls only files below it: scripts/check_cycles.py, test
+ * unit.bench_no_cycle):
+ *   cartbench.c    main, the loop over neighbourhoods
+ *   cb_setup.c     --setup: the time of create + *_init
+ *   cb_timing.c    run_case: warm-up, the timed loop; --calibrate
+ *   cb_plot.c      --plot (gnuplot)
+ *   cb_output.c    result rows, console, CSV, Markdown, summary, progress
+ *   cb_calls.c     the calls of every variant (cartcoll, MPI), one
+ *                  operation, one checked operation (clear, call, verify)
+ *   cb_cases.c     per neighbourhood: communicators and the baseline graph;
+ *                  a case's set-up and release through its family
+ *   cb_ops.c       the op table: each collective's family (cb_types.h's
+ *                  cb_family: set-up, check, the baseline MPI lacks)
+ *   cb_regular.c   family: allgather[v|w], alltoall[v|w]
+ *   cb_rooted.c    family: bcast, gather, scatter, reduce (root 0)
+ *   cb_nreduce.c   family: the neighbourhood allreduce
+ *   cb_global.c    family: --global-allreduce (and the allreduce check)
+ *   cb_p2p.c       the p2p variants (a message per neighbour) and floor (one
+ *                  message per distinct peer) on a plain duplicate of world
+ *   cb_options.c   --help text and command-line parsing
+ *   cb_variants.c  the collectives, algorithms, executors, forms, variants
+ *   cb_state.c     rank and size, xmalloc, report_error, fill_ints
+ *   cb_util.c      pure helpers without MPI (neighbourhoods, statistics)
+ * cb_types.h holds the types the calls, cases and families share. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_cases.h"
+#include "cb_global.h"
+#include "cb_options.h"
+#include "cb_output.h"
+#include "cb_plot.h"
+#include "cb_setup.h"
+#include "cb_state.h"
+#include "cb_timing.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int world_rank, world_size;
-
-void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "cartbench: out of memory (%zu bytes)\n", n);
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    return p;
-}
-
-void report_error(const char *what, int rc)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    fprintf(stderr, "cartbench: rank %d: %s: %s\n", world_rank, what, msg);
-}
 
 /* Free the duplicate of MPI_COMM_WORLD, finalise, and pass status on. */
 static int finish(MPI_Comm *world, int status)

@@ -1,9 +1,16 @@
 /* cartbench: the calls of every variant (cartcoll blocking, non-blocking,
  * persistent; the MPI baseline in the same forms), one operation, and one
- * checked operation. */
+ * checked operation: the collective's family (cb_ops.h) clears the
+ * buffers, the call runs, the family verifies the result. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_calls.h"
 
+#include "cb_cases.h"
+#include "cb_ops.h"
+#include "cb_p2p.h"
+#include "cb_state.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,8 +223,9 @@ void vstate_release(vstate *s)
 int run_once(vstate *s, const kase *k, const nbhctx *c)
 {
     const variant *v = s->v;
+    const cb_family *f = cb_family_of(k->op);
     int rc;
-    if (v->mpi && op_rooted(k->op)) return rooted_baseline(k, c);
+    if (v->mpi && f->baseline) return f->baseline(k, c);
     if (v->kind == VK_P2P || v->kind == VK_FLOOR) return p2p_run(s->p2p, k);
     if (v->mpi) {
         if (v->form == F_BLOCKING) {
@@ -231,7 +239,7 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
             if (rc == MPI_SUCCESS) rc = MPI_Wait(&s->mreq, MPI_STATUS_IGNORE);
         }
         /* the neighbourhood allreduce users write today: gather, then sum */
-        if (rc == MPI_SUCCESS && k->op == OP_NALLREDUCE) nreduce_baseline_sum(k, c);
+        if (rc == MPI_SUCCESS && f->baseline_done) f->baseline_done(k, c);
         return rc;
     }
     if (v->form == F_BLOCKING) return cart_blocking(k, cart_comm(c, s));
@@ -244,83 +252,20 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
     return rc != MPI_SUCCESS ? rc : Cart_wait(&s->creq);
 }
 
-/* ---- Checks ------------------------------------------------------------ */
-
-/* Compare got with want; report the first difference of a variant once
- * (s->bad is set by the caller, so later calls stay quiet). */
-static int differs(const int *got, const int *want, const kase *k, const nbhctx *c, vstate *s, const char *against)
-{
-    if (!memcmp(got, want, sizeof(int) * k->rlen)) return 0;
-    if (!s->bad) {
-        size_t e = 0;
-        while (got[e] == want[e]) e++;
-        int blk = -1;
-        for (int i = 0; i < k->t; i++)
-            if ((size_t)k->rd[i] <= e && e < (size_t)k->rd[i] + (size_t)k->cnt[i]) blk = i;
-        fprintf(stderr, "cartbench: rank %d: %s %s m=%d %s%s%s: receive buffer differs from %s at int %zu (block %d): "
-                        "%d, expected %d%s\n",
-                world_rank, c->nbh.name, op_name[k->op], k->m, s->v->name, s->v->mpi ? "" : " on ",
-                s->v->mpi ? "" : comm_name[s->comm], against, e, blk, got[e], want[e],
-                want[e] == SENTINEL ? " (untouched)" : "");
-    }
-    return 1;
-}
-
-/* The baseline's result: blocking MPI against the grid (then it becomes
- * the reference), the other MPI forms against the reference. */
-static void check_mpi_result(vstate *s, kase *k, const nbhctx *c)
-{
-    int *full = xmalloc(sizeof(int) * k->rlen);
-    expand_mpi(k, c, full);
-    if (s->v->form == F_BLOCKING) {
-        if (differs(full, k->expect, k, c, s, "the grid's expectation"))
-            s->bad = 1; /* the reference stays the expectation */
-        else
-            memcpy(k->ref, full, sizeof(int) * k->rlen);
-        update_cart_ref(k);
-    } else if (differs(full, k->ref, k, c, s, "the reference")) {
-        s->bad = 1;
-    }
-    free(full);
-}
-
 void checked_call(vstate *s, kase *k, const nbhctx *c, int inject_fault)
 {
     if (s->err || s->skip) return; /* every process knows (agreed by the caller) */
-    if (op_reduces(k->op)) {
-        check_allreduce(s, k, c, inject_fault);
-        return;
-    }
-    if (op_rooted(k->op)) {
-        check_rooted(s, k, c, inject_fault);
-        return;
-    }
-    int mpi = s->v->kind == VK_MPI;
-    int *rb = mpi ? k->mrbuf : k->rbuf;
-    fill_ints(rb, mpi ? k->mrlen : k->rlen, SENTINEL);
-    if (s->p2p) p2p_clear(s->p2p);
+    const cb_family *f = cb_family_of(k->op);
+    f->clear(s, k, c);
     int rc = run_once(s, k, c);
     if (rc != MPI_SUCCESS) {
         char what[256];
+        int on = f->names_comm && !s->v->mpi;
         snprintf(what, sizeof what, "%s %s m=%d %s%s%s", c->nbh.name, op_name[k->op], k->m, s->v->name,
-                 s->v->mpi ? "" : " on ", s->v->mpi ? "" : comm_name[s->comm]);
+                 on ? " on " : "", on ? comm_name[s->comm] : "");
         report_error(what, rc);
         s->err = 1;
         return;
     }
-    if (mpi) {
-        check_mpi_result(s, k, c);
-    } else if (s->v->mpi) {
-        /* p2p, floor: against the grid's expectation (first principles);
-         * floor's bytes are placed in the blocks only now */
-        if (s->v->kind == VK_FLOOR) floor_unpack(s->p2p, k);
-        if (inject_fault && world_rank == 0 && k->rlen) k->rbuf[0] ^= 1; /* the checker's own test */
-        if (differs(k->rbuf, k->expect, k, c, s, "the grid's expectation")) s->bad = 1;
-    } else {
-        if (inject_fault && world_rank == 0 && k->rlen) k->rbuf[0] ^= 1; /* the checker's own test */
-        int mpicart = s->comm == COMM_MPICART;
-        if (differs(k->rbuf, mpicart ? k->cref : k->ref, k, c, s,
-                    mpicart ? "the reference (MPI's block order)" : "the reference"))
-            s->bad = 1;
-    }
+    f->verify(s, k, c, inject_fault);
 }

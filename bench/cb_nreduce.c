@@ -4,14 +4,18 @@
  * does).  This file makes the case's buffers and expected sums and does the
  * baseline's sum; the calls are in cb_calls.c, the check in cb_global.c. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_nreduce.h"
+
+#include "cb_global.h"
+#include "cb_state.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int setup_nreduce_case(kase *k, const nbhctx *c, const options *o, int m)
+/* cb_family.setup: m doubles, the baseline's indeg*m gathered ones. */
+static int nreduce_setup(kase *k, const nbhctx *c, const options *o, int op, int m)
 {
-    k->op = OP_NALLREDUCE;
+    k->op = op;
     k->m = m;
     k->t = c->t;
     double need = sizeof(double) * (double)m * (4.0 + (double)(c->indeg > 0 ? c->indeg : 1));
@@ -41,7 +45,9 @@ int nreduce_buffers(kase *k, const nbhctx *c, size_t gathered)
     return sources;
 }
 
-void nreduce_baseline_sum(const kase *k, const nbhctx *c)
+/* cb_family.baseline_done: the baseline's local sum after its
+ * MPI_Neighbor_allgather completed. */
+static void nreduce_baseline_sum(const kase *k, const nbhctx *c)
 {
     size_t m = (size_t)k->m;
     if (c->indeg == 0) return;
@@ -51,3 +57,7 @@ void nreduce_baseline_sum(const kase *k, const nbhctx *c)
         for (size_t e = 0; e < m; e++) k->dmrbuf[e] += b[e];
     }
 }
+
+const cb_family cb_nreduce_family = {
+    .setup = nreduce_setup, .clear = allreduce_clear, .verify = allreduce_verify, .baseline_done = nreduce_baseline_sum
+};

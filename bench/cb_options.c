@@ -1,10 +1,13 @@
 /* cartbench: the --help text and the command line. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_options.h"
+
+#include "cb_state.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

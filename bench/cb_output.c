@@ -2,9 +2,12 @@
  * (console rows, CSV, Markdown, the speed-up summary, the last line), and
  * the progress bar.  Rank 0 prints; every rank keeps the rows. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_output.h"
+
+#include "cb_state.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -20,7 +20,9 @@
  * edges i with A + N[i] = B are exactly those with B - N[i] = A, listed in
  * the same order of i on both sides. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_p2p.h"
+
+#include "cb_state.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,11 +3,14 @@
  * panel of median time against block size for each variant (error bars:
  * the confidence interval) and a panel of speed-ups against MPI. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_plot.h"
+
+#include "cb_state.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -7,8 +7,12 @@
  * buffers and the expected values (from MPI_Cart_coords/rank: exp_src,
  * exp_dst), runs the baseline and checks a result. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_rooted.h"
 
+#include "cb_nreduce.h"
+#include "cb_state.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +31,9 @@ static int from_root(const nbhctx *c, int *last)
     return hit;
 }
 
-int setup_rooted_case(kase *k, const nbhctx *c, const options *o, int op, int m)
+/* cb_family.setup: buffers and the values expected from first principles
+ * (the root's in/out-neighbours). */
+static int rooted_setup(kase *k, const nbhctx *c, const options *o, int op, int m)
 {
     k->op = op;
     k->m = m;
@@ -134,7 +140,9 @@ static int p2p_spread(const kase *k, const nbhctx *c, MPI_Comm g, MPI_Request *r
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 
-int rooted_baseline(const kase *k, const nbhctx *c)
+/* cb_family.baseline: blocking, one message per neighbour on c->plain,
+ * reduce summing at the root. */
+static int rooted_baseline(const kase *k, const nbhctx *c)
 {
     MPI_Comm g = c->plain; /* ranks as the grid's: no reordering anywhere */
     MPI_Request *rq = xmalloc(sizeof(MPI_Request) * (size_t)(c->t + 1));
@@ -158,8 +166,11 @@ int rooted_baseline(const kase *k, const nbhctx *c)
     return rc;
 }
 
-void check_rooted(vstate *s, const kase *k, const nbhctx *c, int inject_fault)
+/* cb_family.clear: -1 / SENTINEL where a correct call writes, the root's
+ * bcast input in place. */
+static void rooted_clear(vstate *s, const kase *k, const nbhctx *c)
 {
+    (void)c;
     int mpi = s->v->mpi;
     if (k->op == OP_NREDUCE) {
         double *rb = mpi ? k->dmrbuf : k->drbuf;
@@ -170,14 +181,13 @@ void check_rooted(vstate *s, const kase *k, const nbhctx *c, int inject_fault)
         if (k->op == OP_NBCAST && world_rank == ROOT)
             for (int e = 0; e < k->m; e++) rb[e] = rooted_value(ROOT, 0, e);
     }
-    int rc = run_once(s, k, c);
-    if (rc != MPI_SUCCESS) {
-        char what[256];
-        snprintf(what, sizeof what, "%s %s m=%d %s", c->nbh.name, op_name[k->op], k->m, s->v->name);
-        report_error(what, rc);
-        s->err = 1;
-        return;
-    }
+}
+
+/* cb_family.verify: every process's buffer against first principles
+ * (untouched where not significant). */
+static void rooted_verify(vstate *s, kase *k, const nbhctx *c, int inject_fault)
+{
+    int mpi = s->v->mpi;
     size_t bad = (size_t)-1;
     double got = 0, want = 0;
     if (k->op == OP_NREDUCE) {
@@ -199,3 +209,7 @@ void check_rooted(vstate *s, const kase *k, const nbhctx *c, int inject_fault)
                 want == SENTINEL ? " (untouched)" : "");
     s->bad = 1;
 }
+
+const cb_family cb_rooted_family = {
+    .setup = rooted_setup, .clear = rooted_clear, .verify = rooted_verify, .baseline = rooted_baseline
+};

@@ -9,8 +9,12 @@
  * calibrated unless CARTCOLL_ALPHA/CARTCOLL_BETA are set; the
  * measurement is of a whole set-up as a program pays it. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_setup.h"
 
+#include "cb_cases.h"
+#include "cb_state.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,8 +2,13 @@
  * variant of one case in one interleaved loop; --calibrate measures the
  * library's cost-model parameters alpha and beta. */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_timing.h"
 
+#include "cb_calls.h"
+#include "cb_cases.h"
+#include "cb_state.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,11 @@
 /* cartbench: the collectives, algorithms, executors and forms, and the
  * variants made from them (names as --variants and --list-variants use). */
 #define _POSIX_C_SOURCE 200809L
-#include "cartbench.h"
+#include "cb_variants.h"
+
+#include <cartcoll.h>
+
+#include <stdio.h>
 
 #include <string.h>
 

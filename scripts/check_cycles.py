@@ -5,7 +5,8 @@ usage: check_cycles.py [--nm NM] [--quiet] [-B BUILD -t TARGET...] [PATH...]
 
 Each PATH is an object file or a folder searched for *.o (a CMake target's
 CMakeFiles/TARGET.dir); -t TARGET adds the objects of a CMake target found
-under the build tree BUILD.  One node per object file; an edge A -> B when A
+under the build tree BUILD.  A PATH may be a CMake list (paths joined by
+";", as $<TARGET_OBJECTS:tgt> gives them to a test).  One node per object file; an edge A -> B when A
 references (nm: U, or weak undefined) a global symbol that B defines.  Every
 name counts, MPI_* included: where a drop-in in the set defines MPI_Send,
 each object calling MPI_Send has an edge to it.  Data is no exception
@@ -42,7 +43,7 @@ def fail(msg):
 def objects(paths):
     """The object files named or found under the folders, sorted."""
     found = []
-    for p in paths:
+    for p in [q for arg in paths for q in arg.split(";") if q]:
         if os.path.isdir(p):
             for root, _, files in os.walk(p):
                 found += [os.path.join(root, f) for f in files if f.endswith(".o")]
