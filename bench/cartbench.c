@@ -30,7 +30,8 @@
  *   cb_nreduce.c   family: the neighbourhood allreduce
  *   cb_global.c    family: --global-allreduce (and the allreduce check)
  *   cb_p2p.c       the p2p variants (a message per neighbour) and floor (one
- *                  message per distinct peer) on a plain duplicate of world
+ *                  message per distinct peer) on a plain duplicate of world,
+ *                  as a table (cb_types.h's cb_p2p_ops) a run carries
  *   cb_options.c   --help text and command-line parsing
  *   cb_variants.c  the collectives, algorithms, executors, forms, variants
  *   cb_state.c     rank and size, xmalloc, report_error, fill_ints

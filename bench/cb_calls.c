@@ -184,14 +184,16 @@ vstate *vstates_create(const kase *k, const nbhctx *c, const options *o, const c
         /* MPI has no rooted neighbourhood collectives: their baseline is
          * point-to-point, blocking only; without MPI's graph (not asked for,
          * or no MPI_Dist_graph_create) the others cannot run */
-        if (s->v->kind == VK_MPI)
+        if (s->v->kind == VK_MPI) {
             s->skip = c->mpi_unsafe || (op_rooted(k->op) ? s->v->form != F_BLOCKING
                                                          : c->graph == MPI_COMM_NULL);
-        else if (s->v->kind != VK_CART)
-            s->skip = !p2p_supports(s->v, k->op);
+        } else if (s->v->kind != VK_CART) {
+            s->p2p_ops = &cb_p2p_runner;
+            s->skip = !s->p2p_ops->supports(s->v, k->op);
+        }
         int rc = MPI_SUCCESS;
         if ((s->v->kind == VK_P2P || s->v->kind == VK_FLOOR) && !s->skip && !op_rooted(k->op)) {
-            s->p2p = p2p_create(k, c, s->v, &rc);
+            s->p2p = s->p2p_ops->create(k, c, s->v, &rc);
         } else if (s->v->form == F_PERSISTENT && !s->skip) {
             if (s->v->mpi) {
                 rc = mpi_call(k, c->graph, F_PERSISTENT, &s->mreq);
@@ -216,7 +218,7 @@ void vstate_release(vstate *s)
 {
     if (s->creq != CART_REQUEST_NULL) Cart_request_free(&s->creq);
     if (s->mreq != MPI_REQUEST_NULL) MPI_Request_free(&s->mreq);
-    p2p_free(s->p2p);
+    if (s->p2p) s->p2p_ops->release(s->p2p);
     free(s->times);
 }
 
@@ -226,7 +228,7 @@ int run_once(vstate *s, const kase *k, const nbhctx *c)
     const cb_family *f = cb_family_of(k->op);
     int rc;
     if (v->mpi && f->baseline) return f->baseline(k, c);
-    if (v->kind == VK_P2P || v->kind == VK_FLOOR) return p2p_run(s->p2p, k);
+    if (v->kind == VK_P2P || v->kind == VK_FLOOR) return s->p2p_ops->run(s->p2p, k);
     if (v->mpi) {
         if (v->form == F_BLOCKING) {
             rc = mpi_call(k, c->graph, F_BLOCKING, NULL);

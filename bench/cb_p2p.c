@@ -90,7 +90,7 @@ int setup_p2p(nbhctx *c, MPI_Comm world)
     return 0;
 }
 
-int p2p_supports(const variant *v, int op)
+static int p2p_supports(const variant *v, int op)
 {
     if (op_reduces(op)) return 0;
     if (op_rooted(op)) return v->kind == VK_P2P && v->form == F_BLOCKING; /* the rooted baseline */
@@ -223,7 +223,16 @@ static int floor_messages(p2p_plan *p, const kase *k, const nbhctx *c, int me)
     return ns == nr ? 0 : -1;
 }
 
-p2p_plan *p2p_create(const kase *k, const nbhctx *c, const variant *v, int *rc)
+static void p2p_free(p2p_plan *p)
+{
+    if (!p) return;
+    for (int j = 0; j < p->n; j++)
+        if (p->req[j] != MPI_REQUEST_NULL) MPI_Request_free(&p->req[j]);
+    void *f[] = { p->buf, p->cnt, p->peer, p->req, p->st, p->spack, p->rpack, p->order, p->uoff, p };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) free(f[i]);
+}
+
+static p2p_plan *p2p_create(const kase *k, const nbhctx *c, const variant *v, int *rc)
 {
     int me;
     MPI_Comm_rank(c->plain, &me);
@@ -245,7 +254,7 @@ p2p_plan *p2p_create(const kase *k, const nbhctx *c, const variant *v, int *rc)
     return p;
 }
 
-int p2p_run(p2p_plan *p, const kase *k)
+static int p2p_run(p2p_plan *p, const kase *k)
 {
     (void)k;
     int rc = MPI_SUCCESS;
@@ -261,12 +270,12 @@ int p2p_run(p2p_plan *p, const kase *k)
     return rc != MPI_SUCCESS ? rc : wrc;
 }
 
-void p2p_clear(p2p_plan *p)
+static void p2p_clear(p2p_plan *p)
 {
     if (p->rpack) fill_ints(p->rpack, p->rlen, SENTINEL);
 }
 
-void floor_unpack(const p2p_plan *p, const kase *k)
+static void floor_unpack(const p2p_plan *p, const kase *k)
 {
     for (int j = 0; j < p->norder; j++) {
         int i = p->order[j];
@@ -274,11 +283,5 @@ void floor_unpack(const p2p_plan *p, const kase *k)
     }
 }
 
-void p2p_free(p2p_plan *p)
-{
-    if (!p) return;
-    for (int j = 0; j < p->n; j++)
-        if (p->req[j] != MPI_REQUEST_NULL) MPI_Request_free(&p->req[j]);
-    void *f[] = { p->buf, p->cnt, p->peer, p->req, p->st, p->spack, p->rpack, p->order, p->uoff, p };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) free(f[i]);
-}
+const cb_p2p_ops cb_p2p_runner = { .supports = p2p_supports, .create = p2p_create, .run = p2p_run,
+                                   .clear = p2p_clear, .unpack = floor_unpack, .release = p2p_free };

@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cb_regular.h"
 
-#include "cb_p2p.h"
 #include "cb_state.h"
 
 #include <limits.h>
@@ -264,7 +263,7 @@ static void regular_clear(vstate *s, const kase *k, const nbhctx *c)
     (void)c;
     int mpi = s->v->kind == VK_MPI;
     fill_ints(mpi ? k->mrbuf : k->rbuf, mpi ? k->mrlen : k->rlen, SENTINEL);
-    if (s->p2p) p2p_clear(s->p2p);
+    if (s->p2p) s->p2p_ops->clear(s->p2p);
 }
 
 /* cb_family.verify: the baseline with the grid's expectation (and keep its
@@ -277,7 +276,7 @@ static void regular_verify(vstate *s, kase *k, const nbhctx *c, int inject_fault
     } else if (s->v->mpi) {
         /* p2p, floor: against the grid's expectation (first principles);
          * floor's bytes are placed in the blocks only now */
-        if (s->v->kind == VK_FLOOR) floor_unpack(s->p2p, k);
+        if (s->v->kind == VK_FLOOR) s->p2p_ops->unpack(s->p2p, k);
         if (inject_fault && world_rank == 0 && k->rlen) k->rbuf[0] ^= 1; /* the checker's own test */
         if (differs(k->rbuf, k->expect, k, c, s, "the grid's expectation")) s->bad = 1;
     } else {

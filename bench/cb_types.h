@@ -69,6 +69,27 @@ typedef struct {
 /* A variant's point-to-point messages on c->plain (opaque, cb_p2p.c). */
 typedef struct p2p_plan p2p_plan;
 
+/* How cartbench's own point-to-point variants (p2p, p2p-p, floor) run: the
+ * table cb_p2p.c fills (cb_p2p_runner).  A run carries it (vstate), so the
+ * checks reach a variant's messages without knowing cb_p2p.c. */
+typedef struct {
+    /* Whether variant v (p2p, floor) can run collective op. */
+    int (*supports)(const variant *v, int op);
+    /* The messages of variant v for case k; persistent ones initialised.
+     * NULL (and *rc an MPI error) on failure. */
+    p2p_plan *(*create)(const kase *k, const nbhctx *c, const variant *v, int *rc);
+    /* One operation: p2p into k->rbuf (the cartcoll layout), floor into its
+     * packed receive buffer. */
+    int (*run)(p2p_plan *p, const kase *k);
+    /* Before a checked call: SENTINEL into floor's packed receive buffer,
+     * so that bytes that never arrived show (nothing for p2p). */
+    void (*clear)(p2p_plan *p);
+    /* After it, floor only: the packed receive buffer into k->rbuf's blocks
+     * (untimed, for the check). */
+    void (*unpack)(const p2p_plan *p, const kase *k);
+    void (*release)(p2p_plan *p);
+} cb_p2p_ops;
+
 /* A variant while its case runs. */
 typedef struct {
     const variant *v;
@@ -76,6 +97,7 @@ typedef struct {
     Cart_request creq;        /* persistent cartcoll request */
     MPI_Request mreq;         /* persistent MPI request */
     p2p_plan *p2p;            /* p2p and floor: their messages */
+    const cb_p2p_ops *p2p_ops; /* p2p and floor: how they run */
     int err, bad;             /* local: a call failed / a check failed */
     int skip;                 /* an MPI baseline this MPI cannot run here */
     double *times;            /* one per timed repetition */
