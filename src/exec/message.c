@@ -4,6 +4,22 @@
 #include "exec/plan.h"
 
 #include <limits.h>
+#include <stdlib.h>
+
+/* The types a plan creates live here, beside the messages that create
+ * them (plan.c frees them with the plan). */
+int cc_plan_own_type(cc_plan *p, MPI_Datatype t)
+{
+    if (p->ntypes == p->captypes) {
+        int cap = p->captypes ? 2 * p->captypes : 16;
+        MPI_Datatype *n = realloc(p->types, sizeof(MPI_Datatype) * (size_t)cap);
+        if (!n) return MPI_ERR_NO_MEM;
+        p->types = n;
+        p->captypes = cap;
+    }
+    p->types[p->ntypes++] = t;
+    return MPI_SUCCESS;
+}
 
 int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps,
                     MPI_Datatype *types)

@@ -14,19 +14,6 @@
 
 /* ---- plan ---------------------------------------------------------------- */
 
-int cc_plan_own_type(cc_plan *p, MPI_Datatype t)
-{
-    if (p->ntypes == p->captypes) {
-        int cap = p->captypes ? 2 * p->captypes : 16;
-        MPI_Datatype *n = realloc(p->types, sizeof(MPI_Datatype) * (size_t)cap);
-        if (!n) return MPI_ERR_NO_MEM;
-        p->types = n;
-        p->captypes = cap;
-    }
-    p->types[p->ntypes++] = t;
-    return MPI_SUCCESS;
-}
-
 void cc_plan_free(cc_plan *p)
 {
     if (!p) return;
