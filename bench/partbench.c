@@ -64,154 +64,195 @@ static void work(double usec)
 
 static double value(int rank, int block, size_t e, int it) { return rank * 1e6 + block * 1e3 + (double)(e % 997) + it; }
 
-int main(int argc, char **argv)
+/* The command line. */
+typedef struct opts {
+    int T, reps, warm, d, radius, allreduce;
+    long bytes;
+    double c, L;
+    const char *csv;
+} opts;
+
+static void parse(int argc, char **argv, int me, opts *o)
 {
-    int T = 4, reps = 30, warm = 3, d = 2, radius = 1, provided;
-    long bytes = 1 << 20;
-    double c = 2000, L = 4;
-    const char *csv = NULL;
-    int allreduce = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    int me, p;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    *o = (opts){ .T = 4, .reps = 30, .warm = 3, .d = 2, .radius = 1, .bytes = 1 << 20, .c = 2000, .L = 4 };
     for (int a = 1; a + 1 < argc; a += 2) {
         const char *k = argv[a], *v = argv[a + 1];
-        if (!strcmp(k, "-t")) T = atoi(v);
-        else if (!strcmp(k, "-b")) bytes = atol(v);
-        else if (!strcmp(k, "-c")) c = atof(v);
-        else if (!strcmp(k, "-L")) L = atof(v);
-        else if (!strcmp(k, "--reps")) reps = atoi(v);
-        else if (!strcmp(k, "--warmup")) warm = atoi(v);
-        else if (!strcmp(k, "-d")) d = atoi(v);
-        else if (!strcmp(k, "--radius")) radius = atoi(v);
-        else if (!strcmp(k, "--csv")) csv = v;
+        if (!strcmp(k, "-t")) o->T = atoi(v);
+        else if (!strcmp(k, "-b")) o->bytes = atol(v);
+        else if (!strcmp(k, "-c")) o->c = atof(v);
+        else if (!strcmp(k, "-L")) o->L = atof(v);
+        else if (!strcmp(k, "--reps")) o->reps = atoi(v);
+        else if (!strcmp(k, "--warmup")) o->warm = atoi(v);
+        else if (!strcmp(k, "-d")) o->d = atoi(v);
+        else if (!strcmp(k, "--radius")) o->radius = atoi(v);
+        else if (!strcmp(k, "--csv")) o->csv = v;
         else if (!strcmp(k, "--compute") && (!strcmp(v, "sleep") || !strcmp(v, "spin"))) spin = !strcmp(v, "spin");
         else if (!strcmp(k, "--op") && (!strcmp(v, "alltoall") || !strcmp(v, "allreduce")))
-            allreduce = !strcmp(v, "allreduce");
+            o->allreduce = !strcmp(v, "allreduce");
         else {
             if (!me) fprintf(stderr, "partbench: unknown option %s (see the comment at the top of partbench.c)\n", k);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    if (T < 1 || d < 1 || d > 8 || radius < 1 || reps < 1 || bytes < 8 * T) {
+    if (o->T < 1 || o->d < 1 || o->d > 8 || o->radius < 1 || o->reps < 1 || o->bytes < 8 * o->T) {
         if (!me) fprintf(stderr, "partbench: bad arguments\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    omp_set_num_threads(T);
-    int dims[8] = { 0 }, periods[8], t = 0;
-    for (int k = 0; k < d; k++) periods[k] = 1;
-    MPI_Dims_create(p, d, dims);
-    Cart_stencil_count(d, CART_CHEBYSHEV, 1, radius, &t);
-    int *st = malloc(sizeof(int) * (size_t)t * (size_t)d), *src = malloc(sizeof(int) * (size_t)t);
-    int *dst = malloc(sizeof(int) * (size_t)t), *wts = malloc(sizeof(int) * 2 * (size_t)t);
-    Cart_stencil(d, CART_CHEBYSHEV, 1, radius, t, st);
+}
+
+/* One run's neighbourhood, buffers, the two requests and the times. */
+typedef struct bench {
+    int me, p, t, m, nb, *src;
+    size_t blk, n;
+    double *sb, *rb, *tp, *tj, *cp, *cj, *cost;
     MPI_Comm cart;
-    Cart_neighborhood_create(MPI_COMM_WORLD, d, dims, periods, t, st, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart);
-    Cart_neighbor_get(cart, t, src, wts, t, dst, wts + t);
-    /* a block: T partitions of m doubles */
-    int m = (int)(bytes / 8 / T);
-    size_t blk = (size_t)m * (size_t)T, n = blk * (size_t)t;
-    int nb = allreduce ? 1 : t; /* blocks of the send and receive buffers */
-    if (allreduce) n = blk;
-    double *sb = malloc(sizeof(double) * n), *rb = malloc(sizeof(double) * n);
     Cart_request part, join;
-    if (allreduce) {
-        Cart_pallreduce_init(sb, rb, T, m, MPI_DOUBLE, MPI_SUM, cart, MPI_INFO_NULL, &part);
-        Cart_allreduce_init(sb, rb, (int)blk, MPI_DOUBLE, MPI_SUM, cart, MPI_INFO_NULL, &join);
+} bench;
+
+static void setup(const opts *o, bench *b)
+{
+    int dims[8] = { 0 }, periods[8], t = 0;
+    for (int k = 0; k < o->d; k++) periods[k] = 1;
+    MPI_Dims_create(b->p, o->d, dims);
+    Cart_stencil_count(o->d, CART_CHEBYSHEV, 1, o->radius, &t);
+    int *st = malloc(sizeof(int) * (size_t)t * (size_t)o->d), *dst = malloc(sizeof(int) * (size_t)t);
+    int *wts = malloc(sizeof(int) * 2 * (size_t)t);
+    b->src = malloc(sizeof(int) * (size_t)t);
+    b->t = t;
+    Cart_stencil(o->d, CART_CHEBYSHEV, 1, o->radius, t, st);
+    Cart_neighborhood_create(MPI_COMM_WORLD, o->d, dims, periods, t, st, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &b->cart);
+    Cart_neighbor_get(b->cart, t, b->src, wts, t, dst, wts + t);
+    free(st), free(dst), free(wts);
+    /* a block: T partitions of m doubles */
+    b->m = (int)(o->bytes / 8 / o->T);
+    b->blk = (size_t)b->m * (size_t)o->T;
+    b->n = o->allreduce ? b->blk : b->blk * (size_t)t;
+    b->nb = o->allreduce ? 1 : t; /* blocks of the send and receive buffers */
+    b->sb = malloc(sizeof(double) * b->n);
+    b->rb = malloc(sizeof(double) * b->n);
+    if (o->allreduce) {
+        Cart_pallreduce_init(b->sb, b->rb, o->T, b->m, MPI_DOUBLE, MPI_SUM, b->cart, MPI_INFO_NULL, &b->part);
+        Cart_allreduce_init(b->sb, b->rb, (int)b->blk, MPI_DOUBLE, MPI_SUM, b->cart, MPI_INFO_NULL, &b->join);
     } else {
-        Cart_palltoall_init(sb, T, m, MPI_DOUBLE, rb, T, m, MPI_DOUBLE, cart, MPI_INFO_NULL, &part);
-        Cart_alltoall_init(sb, (int)blk, MPI_DOUBLE, rb, (int)blk, MPI_DOUBLE, cart, MPI_INFO_NULL, &join);
+        Cart_palltoall_init(b->sb, o->T, b->m, MPI_DOUBLE, b->rb, o->T, b->m, MPI_DOUBLE, b->cart, MPI_INFO_NULL,
+                            &b->part);
+        Cart_alltoall_init(b->sb, (int)b->blk, MPI_DOUBLE, b->rb, (int)b->blk, MPI_DOUBLE, b->cart, MPI_INFO_NULL,
+                           &b->join);
     }
-    double *tp = malloc(sizeof(double) * (size_t)reps), *tj = malloc(sizeof(double) * (size_t)reps);
-    double *cp = malloc(sizeof(double) * (size_t)reps), *cj = malloc(sizeof(double) * (size_t)reps);
-    double *cost = malloc(sizeof(double) * (size_t)T);
-    unsigned seed = 12345u + (unsigned)me;
+    size_t r = (size_t)o->reps;
+    b->tp = malloc(sizeof(double) * r), b->tj = malloc(sizeof(double) * r);
+    b->cp = malloc(sizeof(double) * r), b->cj = malloc(sizeof(double) * r);
+    b->cost = malloc(sizeof(double) * (size_t)o->T);
+}
+
+/* Whether iteration it's result is what the senders wrote: 0 or 1 (bad). */
+static long check(const opts *o, const bench *b, int it)
+{
+    if (o->allreduce) { /* the sum over the in-neighbours (integers: exact) */
+        for (size_t e = 0; e < b->blk; e++) {
+            double want = 0;
+            for (int i = 0; i < b->t; i++) want += value(b->src[i], 0, e, it);
+            if (b->rb[e] != want) return 1;
+        }
+        return 0;
+    }
     long bad = 0;
-    for (int it = 0; it < warm + reps; it++) {
-        for (int h = 0; h < T; h++) {
-            seed = seed * 1103515245u + 12345u;
-            cost[h] = c * (0.5 + 0.5 * (double)(seed >> 8 & 0xffff) / 65535.0) * (h == T - 1 ? L : 1.0);
-        }
-        for (int v = 0; v < 2; v++) {
-            int use_part = (it + v) % 2 == 0; /* alternate which goes first */
-            for (size_t e = 0; e < n; e++) rb[e] = -1;
-            MPI_Barrier(cart);
-            double t0 = MPI_Wtime();
-            if (use_part) Cart_start(&part);
+    for (int i = 0; i < b->t; i++)
+        for (size_t e = 0; e < b->blk; e++)
+            if (b->rb[(size_t)i * b->blk + e] != value(b->src[i], i, e, it)) {
+                bad++;
+                break;
+            }
+    return bad;
+}
+
+/* One timed exchange: partitioned (threads mark as they finish) or start
+ * after join.  Returns the number of wrong blocks. */
+static long exchange(const opts *o, bench *b, int it, int use_part)
+{
+    int m = b->m;
+    for (size_t e = 0; e < b->n; e++) b->rb[e] = -1;
+    MPI_Barrier(b->cart);
+    double t0 = MPI_Wtime();
+    if (use_part) Cart_start(&b->part);
 #pragma omp parallel
-            {
-                int h = omp_get_thread_num();
-                work(cost[h]);
-                for (int i = 0; i < nb; i++) /* my partition of every block, written, then ready */
-                    for (int e = 0; e < m; e++)
-                        sb[(size_t)i * blk + (size_t)h * (size_t)m + (size_t)e] =
-                            value(me, i, (size_t)h * (size_t)m + (size_t)e, it);
-                if (use_part)
-                    for (int i = 0; i < nb; i++) Cart_pready(i * T + h, part);
-            }
-            double tc = MPI_Wtime() - t0; /* every thread done computing */
-            if (use_part) {
-                Cart_wait(&part);
-            } else {
-                Cart_start(&join);
-                Cart_wait(&join);
-            }
-            double dt[2] = { MPI_Wtime() - t0, tc }, mx[2];
-            MPI_Allreduce(dt, mx, 2, MPI_DOUBLE, MPI_MAX, cart);
-            if (it >= warm) (use_part ? tp : tj)[it - warm] = mx[0];
-            if (it >= warm) (use_part ? cp : cj)[it - warm] = mx[1];
-            if (allreduce) { /* the sum over the in-neighbours (integers: exact) */
-                for (size_t e = 0; e < blk; e++) {
-                    double want = 0;
-                    for (int i = 0; i < t; i++) want += value(src[i], 0, e, it);
-                    if (rb[e] != want) {
-                        bad++;
-                        break;
-                    }
-                }
-            } else {
-                for (int i = 0; i < t; i++)
-                    for (size_t e = 0; e < blk; e++)
-                        if (rb[(size_t)i * blk + e] != value(src[i], i, e, it)) {
-                            bad++;
-                            break;
-                        }
-            }
-        }
+    {
+        int h = omp_get_thread_num();
+        work(b->cost[h]);
+        for (int i = 0; i < b->nb; i++) /* my partition of every block, written, then ready */
+            for (int e = 0; e < m; e++)
+                b->sb[(size_t)i * b->blk + (size_t)h * (size_t)m + (size_t)e] =
+                    value(b->me, i, (size_t)h * (size_t)m + (size_t)e, it);
+        if (use_part)
+            for (int i = 0; i < b->nb; i++) Cart_pready(i * o->T + h, b->part);
     }
-    long allbad = 0;
-    MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, cart);
-    qsort(tp, (size_t)reps, sizeof(double), cmp);
-    qsort(tj, (size_t)reps, sizeof(double), cmp);
-    qsort(cp, (size_t)reps, sizeof(double), cmp);
-    qsort(cj, (size_t)reps, sizeof(double), cmp);
-    double mp = tp[reps / 2], mj = tj[reps / 2];
-    if (!me) {
-        printf("# partbench %s: %d processes, %d threads (%s), Moore d=%d radius %d (t=%d), %ld bytes per block, "
-               "compute %.0f us (laggard x%.1f), %d reps after %d\n",
-               allreduce ? "allreduce" : "alltoall", p, T,
-               provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE", d, radius, t,
-               (long)(blk * 8), c, L, reps, warm);
-        printf("variant  median[us]  threads done[us]\npart     %10.1f  %10.1f\njoin     %10.1f  %10.1f\n"
-               "ratio join/part: %.2f%s\nceiling join/(threads done): %.2f\n",
-               mp * 1e6, cp[reps / 2] * 1e6, mj * 1e6, cj[reps / 2] * 1e6, mj / mp, allbad ? "  (RESULTS WRONG)" : "",
-               mj / cj[reps / 2]);
-        if (csv) {
-            FILE *f = fopen(csv, "w");
-            if (f) {
-                fprintf(f, "procs,threads,d,radius,bytes,compute_us,laggard,part_us,join_us,ratio,part_done_us,"
-                           "join_done_us\n");
-                fprintf(f, "%d,%d,%d,%d,%ld,%.0f,%.1f,%.1f,%.1f,%.3f,%.1f,%.1f\n", p, T, d, radius, (long)(blk * 8), c,
-                        L, mp * 1e6, mj * 1e6, mj / mp, cp[reps / 2] * 1e6, cj[reps / 2] * 1e6);
-                fclose(f);
-            }
-        }
+    double tc = MPI_Wtime() - t0; /* every thread done computing */
+    if (use_part) {
+        Cart_wait(&b->part);
+    } else {
+        Cart_start(&b->join);
+        Cart_wait(&b->join);
     }
-    Cart_request_free(&part);
-    Cart_request_free(&join);
-    MPI_Comm_free(&cart);
-    free(st), free(src), free(dst), free(wts), free(sb), free(rb), free(tp), free(tj), free(cp), free(cj), free(cost);
+    double dt[2] = { MPI_Wtime() - t0, tc }, mx[2];
+    MPI_Allreduce(dt, mx, 2, MPI_DOUBLE, MPI_MAX, b->cart);
+    if (it >= o->warm) (use_part ? b->tp : b->tj)[it - o->warm] = mx[0];
+    if (it >= o->warm) (use_part ? b->cp : b->cj)[it - o->warm] = mx[1];
+    return check(o, b, it);
+}
+
+static void report(const opts *o, bench *b, int provided, long allbad)
+{
+    int reps = o->reps;
+    qsort(b->tp, (size_t)reps, sizeof(double), cmp);
+    qsort(b->tj, (size_t)reps, sizeof(double), cmp);
+    qsort(b->cp, (size_t)reps, sizeof(double), cmp);
+    qsort(b->cj, (size_t)reps, sizeof(double), cmp);
+    double mp = b->tp[reps / 2], mj = b->tj[reps / 2], cp = b->cp[reps / 2], cj = b->cj[reps / 2];
+    if (b->me) return;
+    printf("# partbench %s: %d processes, %d threads (%s), Moore d=%d radius %d (t=%d), %ld bytes per block, "
+           "compute %.0f us (laggard x%.1f), %d reps after %d\n",
+           o->allreduce ? "allreduce" : "alltoall", b->p, o->T,
+           provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE", o->d, o->radius, b->t,
+           (long)(b->blk * 8), o->c, o->L, reps, o->warm);
+    printf("variant  median[us]  threads done[us]\npart     %10.1f  %10.1f\njoin     %10.1f  %10.1f\n"
+           "ratio join/part: %.2f%s\nceiling join/(threads done): %.2f\n",
+           mp * 1e6, cp * 1e6, mj * 1e6, cj * 1e6, mj / mp, allbad ? "  (RESULTS WRONG)" : "", mj / cj);
+    FILE *f = o->csv ? fopen(o->csv, "w") : NULL;
+    if (f) {
+        fprintf(f, "procs,threads,d,radius,bytes,compute_us,laggard,part_us,join_us,ratio,part_done_us,"
+                   "join_done_us\n");
+        fprintf(f, "%d,%d,%d,%d,%ld,%.0f,%.1f,%.1f,%.1f,%.3f,%.1f,%.1f\n", b->p, o->T, o->d, o->radius,
+                (long)(b->blk * 8), o->c, o->L, mp * 1e6, mj * 1e6, mj / mp, cp * 1e6, cj * 1e6);
+        fclose(f);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    opts o;
+    bench b = { 0 };
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &b.me);
+    MPI_Comm_size(MPI_COMM_WORLD, &b.p);
+    parse(argc, argv, b.me, &o);
+    omp_set_num_threads(o.T);
+    setup(&o, &b);
+    unsigned seed = 12345u + (unsigned)b.me;
+    long bad = 0, allbad = 0;
+    for (int it = 0; it < o.warm + o.reps; it++) {
+        for (int h = 0; h < o.T; h++) {
+            seed = seed * 1103515245u + 12345u;
+            b.cost[h] = o.c * (0.5 + 0.5 * (double)(seed >> 8 & 0xffff) / 65535.0) * (h == o.T - 1 ? o.L : 1.0);
+        }
+        for (int v = 0; v < 2; v++) bad += exchange(&o, &b, it, (it + v) % 2 == 0); /* alternate which goes first */
+    }
+    MPI_Allreduce(&bad, &allbad, 1, MPI_LONG, MPI_SUM, b.cart);
+    report(&o, &b, provided, allbad);
+    Cart_request_free(&b.part);
+    Cart_request_free(&b.join);
+    MPI_Comm_free(&b.cart);
+    free(b.src), free(b.sb), free(b.rb), free(b.tp), free(b.tj), free(b.cp), free(b.cj), free(b.cost);
     MPI_Finalize();
     return allbad ? 1 : 0;
 }
