@@ -8,30 +8,9 @@
 
 #include <mpi.h>
 
+#include "base/model.h" /* the model's parameters: cc_model_local ... */
 #include "bind/binding.h"
 #include "topo/comm.h"
-
-/* This process's alpha/beta/overhead: from CARTCOLL_ALPHA/CARTCOLL_BETA/
- * CARTCOLL_OVERHEAD (seconds: a phase's latency, per byte, each further
- * message of a phase; scripts/scale.sh gives a simulated platform's), or
- * measured earlier (-1 where unknown); *need is set when a measurement is
- * still needed.  Returns MPI_SUCCESS or an error code (bad environment
- * value), not raised. */
-int cc_model_local(double *alpha, double *beta, double *overhead, int *need);
-
-/* Model values every process knows without communicating: CARTCOLL_ALPHA,
- * CARTCOLL_BETA and CARTCOLL_OVERHEAD, else the defaults (for neighbourhoods set up without
- * a collective call: MPI_Cart_create communicators).  Returns MPI_SUCCESS
- * or an error code (bad environment value; the defaults are then set). */
-int cc_model_fixed(double *alpha, double *beta, double *overhead);
-
-/* Non-negative doubles order like their bit patterns, so a MAX reduction
- * of long longs agrees on model values too (unknown values: 0). */
-long long cc_model_bits(double x);
-double cc_model_value(long long bits);
-
-/* Defaults for model values that are still unknown (<= 0). */
-void cc_model_defaults(double *alpha, double *beta, double *overhead);
 
 /* Collective over priv: measure with a few exchanges
  * between pairs of processes -- one message (alpha: the latency of a
