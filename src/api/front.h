@@ -13,6 +13,7 @@
 #include "cartcoll.h"
 #include "bind/binding.h"
 #include "req/request.h"
+#include "topo/adopt.h" /* cc_adopt, cc_detect: neighbourhoods of communicators cartcoll did not make */
 
 enum { CC_MODE_BLOCKING, CC_MODE_NONBLOCKING, CC_MODE_PERSISTENT };
 
@@ -106,17 +107,6 @@ int cc_nbh_call(const cc_coll *coll, const char *who, cc_mpicall *c, int kind, c
 /* The six [core] collectives (call a) with global meaning. */
 int cc_global_core(const char *who, const cc_args *a, MPI_Comm comm, int inter, int mode, MPI_Info info,
                    Cart_request *request);
-
-/* Give an MPI_Cart_create (kind CC_KIND_CART) or graph (CC_KIND_GRAPH)
- * communicator its neighbourhood (adopt.c); *cs is then its cc_comm.
- * Returns MPI_SUCCESS or an error code (not raised). */
-int cc_adopt(MPI_Comm comm, int kind, cc_comm **cs, const char *who);
-
-/* After MPI made the distributed graph g from comm_old: decide
- * collectively (one small reduction) whether g is Cartesian with respect
- * to comm_old's naming and if so attach the Cartesian neighbourhood
- * (detect.c).  Returns MPI_SUCCESS (detected or not) or a raised error. */
-int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who);
 
 /* Entry of the seed-000 collectives: dispatch on the communicator's kind. */
 int cc_front_call(const cc_coll *coll, const char *who, cc_mpicall *c, int mode, MPI_Info info,

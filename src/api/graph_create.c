@@ -1,11 +1,11 @@
 /* Cart_dist_graph_create_adjacent and Cart_dist_graph_create: MPI's
  * distributed-graph communicator, on which the Cart_ collectives have the
  * MPI standard's neighbourhood meaning, and the detection (seed 000 sec.
- * 3.2) of graphs that are Cartesian (api/detect.c): on the naming of
+ * 3.2) of graphs that are Cartesian (topo/graph_detect.c): on the naming of
  * comm_old, or on a guessed row-major grid when comm_old has none; those
  * get a Cartesian neighbourhood at once, with the permutations that keep
  * every process's own block order.  Other graphs get the per-edge plan at
- * their first collective (api/adopt.c).
+ * their first collective (topo/adopt.c).
  *
  * Reordering: on a named comm_old (whose grid covers it) MPI gets reorder
  * = 0, whatever the caller asked.  The naming is about comm_old's ranks and
@@ -20,23 +20,9 @@
  * stale. */
 #include "cartcoll.h"
 
-#include "api/front.h"
 #include "base/errors.h"
-#include "topo/naming.h"
-
-/* The reorder MPI gets (see above).  The naming must be the same on every
- * process, as for every collective use of it. */
-static int mpi_reorder(MPI_Comm comm_old, int reorder)
-{
-    cc_naming *n = NULL;
-    int size = -1, named = 0;
-    if (reorder && cc_naming_find(comm_old, "detection", &n) == MPI_SUCCESS && n) {
-        MPI_Comm_size(comm_old, &size);
-        named = n->grid.size == size;
-    }
-    cc_naming_free(n);
-    return named ? 0 : reorder;
-}
+#include "req/request.h"
+#include "topo/adopt.h"
 
 static int check_old(MPI_Comm comm_old, MPI_Comm *out, const char *who)
 {
@@ -65,8 +51,8 @@ int Cart_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     if (rc != MPI_SUCCESS) return rc;
     /* MPI checks the rest and raises its errors on comm_old itself. */
     rc = MPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
-                                        destweights, info, mpi_reorder(comm_old, reorder), comm_dist_graph);
-    if (rc == MPI_SUCCESS) rc = cc_detect(comm_old, *comm_dist_graph, info, who);
+                                        destweights, info, cc_detect_reorder(comm_old, reorder), comm_dist_graph);
+    if (rc == MPI_SUCCESS) rc = cc_detect(comm_old, *comm_dist_graph, info, who, cc_progress_wait);
     return rc;
 }
 
@@ -78,7 +64,7 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     int rc = check_old(comm_old, comm_dist_graph, who);
     if (rc != MPI_SUCCESS) return rc;
     rc = MPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info,
-                               mpi_reorder(comm_old, reorder), comm_dist_graph);
-    if (rc == MPI_SUCCESS) rc = cc_detect(comm_old, *comm_dist_graph, info, who);
+                               cc_detect_reorder(comm_old, reorder), comm_dist_graph);
+    if (rc == MPI_SUCCESS) rc = cc_detect(comm_old, *comm_dist_graph, info, who, cc_progress_wait);
     return rc;
 }

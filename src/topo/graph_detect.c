@@ -9,8 +9,8 @@
  * offsets that leave the grid, in order).
  *
  * The grids tried ("slots"): comm_old's naming when it has one (in the
- * graph's ranks, which are comm_old's: graph_create.c passes reorder = 0 to
- * MPI for a named comm_old, and a reordering is refused here); otherwise
+ * graph's ranks, which are comm_old's: cc_detect_reorder gives MPI reorder
+ * = 0 for a named comm_old, and a reordering is refused here); otherwise
  * the row-major grids MPI_Dims_create(p, d) gives for d = 1..8 (those with
  * a trailing dimension of size 1 repeat a smaller d and are left out), all
  * periodic or all not, in that order (d = 1 periodic, d = 1 not, d = 2
@@ -46,13 +46,12 @@
  * dimensions, graphs whose ranks MPI reordered on a named comm_old, boxes
  * of offsets too large, column-major or mixed guessed grids.
  * CARTCOLL_VERBOSE=1 prints the outcome and the reason on rank 0. */
-#include "api/front.h"
+#include "topo/adopt.h"
 
 #include "base/errors.h"
+#include "base/model.h"
 #include "base/options.h"
-#include "choose/choose.h"
 #include "geom/detect.h"
-#include "req/agree.h"
 #include "topo/comm.h"
 #include "topo/naming.h"
 
@@ -338,7 +337,7 @@ static int uniform_stencil(const lists *l, slot *s, int **S, int *sperm, int *rp
 /* ---- the neighbourhood -------------------------------------------------- */
 
 static int attach(MPI_Comm g, MPI_Info info, const lists *l, const slot *s, const int *S, int *sperm, int *rperm,
-                  const double model[3], const char *who)
+                  const double model[3], const char *who, int (*wait)(MPI_Request *))
 {
     int t = (int)s->t;
     cc_nbh *n = cc_nbh_new(s->d, s->dims, s->periods, t, S, NULL);
@@ -370,9 +369,9 @@ static int attach(MPI_Comm g, MPI_Info info, const lists *l, const slot *s, cons
      * communicator from g while an MPI_Comm_idup of g is pending
      * (open-mpi/ompi#2025), and programs do that right after creating a
      * graph. */
-    MPI_Comm priv;
     cc_comm *cs = cc_comm_find(g);
-    return cs ? cc_comm_ready(cs, who, &priv) : MPI_SUCCESS;
+    if (cs && (rc = cc_comm_finish_dup(cs, wait)) != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
+    return MPI_SUCCESS;
 }
 
 /* This process's lists (MPI_PROC_NULL -> CC_NONE).  MPI_SUCCESS or a code. */
@@ -523,7 +522,19 @@ static void mesh_rounds(detection *D, MPI_Comm g)
         D->rc = MPI_ERR_INTERN;
 }
 
-int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
+int cc_detect_reorder(MPI_Comm comm_old, int reorder)
+{
+    cc_naming *n = NULL;
+    int size = -1, named = 0;
+    if (reorder && cc_naming_find(comm_old, "detection", &n) == MPI_SUCCESS && n) {
+        MPI_Comm_size(comm_old, &size);
+        named = n->grid.size == size;
+    }
+    cc_naming_free(n);
+    return named ? 0 : reorder;
+}
+
+int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who, int (*wait)(MPI_Request *))
 {
     detection D;
     memset(&D, 0, sizeof D);
@@ -555,7 +566,7 @@ int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who)
     int rc = D.mrc != MPI_SUCCESS ? D.mrc : D.rc;
     int cart = rc == MPI_SUCCESS && D.pick >= 0;
     if (cart) {
-        rc = attach(g, info, &D.l, &D.s[D.pick], D.S, D.sperm, D.rperm, D.model, who);
+        rc = attach(g, info, &D.l, &D.s[D.pick], D.S, D.sperm, D.rperm, D.model, who, wait);
     } else {
         free(D.sperm);
         free(D.rperm);

@@ -11,12 +11,11 @@
  * receive block of offset i is the caller's block i^1 -- also on periodic
  * dimensions of size 1 and 2, where MPI's own neighbourhood collectives
  * have matched the two messages wrongly. */
-#include "api/front.h"
+#include "topo/adopt.h"
 
 #include "base/errors.h"
+#include "base/model.h"
 #include "base/options.h"
-#include "choose/choose.h"
-#include "topo/comm.h"
 #include "topo/kind.h"
 
 #include <stdlib.h>
