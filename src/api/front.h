@@ -85,13 +85,11 @@ int cc_coll_check(const cc_coll *k, const char *who, const cc_mpicall *c, int ns
 /* Run call a on a communicator with a neighbourhood (kind CC_KIND_NBH with
  * its cc_comm cs, or CC_KIND_CART / CC_KIND_GRAPH, adopted here): the
  * pipeline of collectives.c.  Errors are raised on comm. */
-/* Rooted collectives along trees (rooted.c).  cc_rooted_tree: the tree's
- * algorithm for call a under `want`, or 0 for one message per edge (the
- * same decision on every process); cc_rooted_blocks: the call's blocks for
+/* Rooted collectives along trees (rooted.c; the tree is chosen by
+ * choose/choose.h's cc_rooted_tree).  cc_rooted_blocks: the call's blocks for
  * a tree (what this process sends, receives, and the layout of scratch on
  * the way); cc_rooted_plan: the plan (its local plan depends on the root
  * and is owned by the plan).  Local: MPI_SUCCESS or an error code. */
-int cc_rooted_tree(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *tree);
 int cc_rooted_blocks(const cc_args *a, const cc_nbh *n, cc_blocks **out);
 int cc_rooted_plan(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, int persistent, int tree,
                    cc_choice want, int tag, cc_blocks *blocks, cc_plan **plan);

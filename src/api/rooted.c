@@ -6,7 +6,8 @@
  * helpers outside the root's neighbourhood).  The schedules are the
  * neighbourhood's cached ones; what depends on the root is the local plan
  * (sched/localize.h, cc_localize_rooted), made per call and owned by the
- * plan. */
+ * plan.  Which tree (or none) a call takes is chosen in
+ * choose/choose_rooted.c. */
 #include "api/front.h"
 
 #include "base/errors.h"
@@ -14,53 +15,6 @@
 #include "util/alloc.h"
 
 #include <stdlib.h>
-
-/* The schedule a rooted collective rides on. */
-static int base_of(int collective) { return collective == CC_SCATTER ? CC_ALLTOALL : CC_ALLGATHER; }
-
-static int is_rooted(int collective)
-{
-    return collective == CC_BCAST || collective == CC_GATHER || collective == CC_SCATTER || collective == CC_REDUCE;
-}
-
-/* Bytes of one block, from the side that is significant here: the root's
- * receive side of a gather and send side of a scatter (the other may be
- * MPI_IN_PLACE), everybody else's other side; equal signatures make it the
- * same number everywhere. */
-static int block_bytes(const cc_args *a, int here, double *bytes)
-{
-    int size = 0, recv_side = a->collective == CC_SCATTER ? !here : a->collective == CC_GATHER && here;
-    int rc = MPI_Type_size(recv_side ? a->recvtype : a->sendtype, &size);
-    *bytes = (double)size * (recv_side ? a->recvcount : a->sendcount);
-    return rc;
-}
-
-int cc_rooted_tree(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *tree)
-{
-    *tree = 0;
-    /* Trees need one layout of blocks along the way (regular calls on
-     * neighbourhoods without permuted block orders); the rest, and
-     * DIRECT, go one message per edge.  Every input here is the same on
-     * every process. */
-    if (!is_rooted(a->collective) || n->graph || n->detected || n->ragged || n->sperm || n->rperm || n->t == 0 ||
-        a->variant != CC_REGULAR || want.algorithm == CC_DIRECT)
-        return MPI_SUCCESS;
-    if (want.algorithm != CC_AUTO) {
-        *tree = want.algorithm;
-        return MPI_SUCCESS;
-    }
-    double bytes = 0;
-    cc_blk *recv = cc_alloc_zarray((size_t)n->t, sizeof *recv);
-    if (!recv) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
-    if (block_bytes(a, a->root == n->rank, &bytes) != MPI_SUCCESS) bytes = 0;
-    for (int i = 0; i < n->t; i++) recv[i].bytes = (MPI_Aint)bytes;
-    cc_candidates cand;
-    int st = cc_choose(n, base_of(a->collective), recv, (cc_choice){ CC_AUTO, CC_EXEC_AUTO, 0 }, 0, 0, &cand);
-    free(recv);
-    if (st != CC_OK) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
-    if (cand.c[0].algorithm != CC_DIRECT) *tree = cand.c[0].algorithm;
-    return MPI_SUCCESS;
-}
 
 /* Receive blocks that only describe the layout of scratch on the way:
  * t times the signature of the send side (same as the receive side's). */
@@ -113,7 +67,7 @@ int cc_rooted_plan(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, 
 {
     const cc_schedule *s;
     cc_local *l = NULL;
-    int base = base_of(a->collective), here = a->root == n->rank;
+    int base = cc_rooted_base(a->collective), here = a->root == n->rank;
     int *root = cc_alloc_array((size_t)n->d, sizeof(int));
     int st = root ? cc_nbh_schedule(n, base, tree, &s) : CC_ENOMEM;
     if (st == CC_OK) {

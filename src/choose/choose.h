@@ -36,6 +36,15 @@ double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv);
  * neighbour, for `bytes` per block.  Returns CC_OK or a CC_E* status. */
 int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int *onway);
 
+/* A rooted collective with neighbourhood meaning (choose_rooted.c):
+ * cc_rooted_base is the collective whose schedules it rides on (the
+ * alltoall's for scatter, the allgather's for bcast, gather, reduce);
+ * cc_rooted_tree sets *tree to that schedule's algorithm for call a under
+ * `want`, or 0 for one message per edge (the same decision on every
+ * process).  Local: MPI_SUCCESS or an error code (not raised). */
+int cc_rooted_base(int collective);
+int cc_rooted_tree(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *tree);
+
 #define CC_MAX_CANDIDATES 5
 typedef struct cc_candidates {
     int n;
