@@ -61,18 +61,12 @@ extern const cc_coll cc_coll_barrier, cc_coll_bcast, cc_coll_gather, cc_coll_gat
 int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode, MPI_Info info,
                   Cart_request *request);
 
-/* In-place alltoallv / alltoallw where the MPI is wrong (global_inplace.c): for a
- * non-blocking or persistent call c whose arrays and types the call keeps,
- * sets c->istart to MPI's call without MPI_IN_PLACE from a packed copy made
- * at each start (*routed = 1: MPI's persistent form must not be used).
- * Returns MPI_SUCCESS or an error code (not raised). */
-int cc_global_inplace(const cc_coll *coll, const char *who, cc_mpicall *c, int *routed);
-
 /* Where the MPI underneath gets call c of collective `coll` wrong in this
- * mode (global_routes.c): route it through MPI calls that are right
- * (c->istart and what it needs in c->owned, which must be NULL then), or
- * refuse it.  Called once the call's arguments are checked and kept.
- * Returns MPI_SUCCESS or an error code (not raised). */
+ * mode (the route table of global_routes.c): route it through MPI calls
+ * that are right (c->istart, and what it needs in c->scratch or in
+ * c->owned, which must be NULL then; a changed c->istart means MPI's
+ * persistent form must not be used).  Called once the call's arguments are
+ * checked and kept.  Returns MPI_SUCCESS or an error code (not raised). */
 int cc_global_route(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode);
 
 /* Local checks of call c of collective k on an intra-communicator whose

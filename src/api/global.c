@@ -12,7 +12,7 @@
  * persistent calls keep copies of the argument arrays and duplicates of
  * derived datatypes, which the caller may change or free after the call.
  * Combinations the MPI underneath gets wrong take a route through MPI calls
- * that are right, or are refused (global_routes.c). */
+ * that are right (the route table of global_routes.c). */
 #include "api/front.h"
 
 #include "base/errors.h"
@@ -377,11 +377,9 @@ int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter
     c->istart = coll->istart;
     if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
         rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
-    /* where the MPI underneath is wrong: global_routes.c, global_inplace.c */
+    /* where the MPI underneath is wrong: the route table (global_routes.c) */
     if (rc == MPI_SUCCESS) rc = cc_global_route(coll, who, c, inter, mode);
-    int routed = 0;
-    if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter) rc = cc_global_inplace(coll, who, c, &routed);
-    routed = routed || c->istart != coll->istart;
+    int routed = c->istart != coll->istart;
     if (rc != MPI_SUCCESS) {
         cc_mpicall_release(c);
         return cc_error_raise(c->comm, rc);
