@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
-"""Generate the Fortran bindings of cartcoll from include/cartcoll.h.
+"""The Fortran back-end of maint/gen.py: the bindings of cartcoll from the
+list of the public API (maint/api.py, maint/collectives.py).
 
-Writes (next to this script unless --outdir says otherwise):
+Makes:
   cartcoll_f08.f90       the module cartcoll_f08: constants, TYPE(Cart_request),
                          one subroutine per C function (same name and argument
                          order, mpi_f08 handle types, LOGICAL truth values,
@@ -10,9 +10,8 @@ Writes (next to this script unless --outdir says otherwise):
                          handles, array sections and sentinels and calls the
                          library (helpers: cartcoll_f08_support.c).
 
-Both outputs are committed; run this script again after the header grows
-(e.g. when [part] lands) and commit what changes.  --check compares instead
-of writing and fails when the committed files are stale (a ctest does this).
+Both outputs are committed; run maint/gen.py after the list grows and
+commit what changes (the test generated_current fails when they are stale).
 
 Every C parameter is mapped by its C type, with a few rules by name that the
 header's conventions fix (API.md [fortran]):
@@ -24,17 +23,13 @@ header's conventions fix (API.md [fortran]):
     receive block of the communicator;
   * a Cart_request * output of a call with a buffer makes it non-blocking or
     persistent (ASYNCHRONOUS buffers, sections described by datatypes).
+What a collective's sections become is its row's rule in
+maint/collectives.py (fortran_rewrite, fortran_single, partitioned forms).
 An unknown parameter type stops the script with an error, so nothing is
 bound by guesswork.
 """
 
-import argparse
-import os
-import re
 import sys
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 
 LOGICAL_SCALARS = {"reorder", "flag"}
 # (function, parameter) -> the argument giving the array's length, or None
@@ -51,22 +46,6 @@ WEIGHTS = {"weights", "sourceweights", "destweights", "targetweights"}
 # request.
 COMPLETION = {"Cart_start", "Cart_startall", "Cart_wait", "Cart_test", "Cart_waitall", "Cart_request_free"}
 INOUT_REQUEST = {"Cart_start", "Cart_wait", "Cart_test", "Cart_request_free"}
-# Non-blocking / persistent calls with a non-contiguous array section: the
-# six [core] collectives become their w form with one datatype per block;
-# single-block buffers become one datatype; every other section is a
-# contiguous copy kept with the request (refreshed at each start, copied
-# back at completion), except in partitioned calls (MPI_ERR_BUFFER).
-REWRITE = {
-    "allgather": "allgather", "allgatherv": "allgather", "allgatherw": "allgather",
-    "alltoall": "alltoall", "alltoallv": "alltoall", "alltoallw": "alltoall",
-}
-SINGLE = {
-    "bcast": {"buffer": ("count", "datatype")},
-    "gather": {"sendbuf": ("sendcount", "sendtype")},
-    "gatherv": {"sendbuf": ("sendcount", "sendtype")},
-    "scatter": {"recvbuf": ("recvcount", "recvtype")},
-    "scatterv": {"recvbuf": ("recvcount", "recvtype")},
-}
 HANDLES = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Info": "Info", "MPI_Op": "Op"}
 
 MAXLINE = 132
@@ -81,9 +60,22 @@ class Param:
 
 
 class Func:
-    def __init__(self, name, params):
+    """One C function.  coll, mode: its row of maint/collectives.py and mode
+    (None for functions that are not collectives)."""
+
+    def __init__(self, name, params, coll=None, mode=None):
         self.name = name
         self.params = params
+        # Non-blocking / persistent calls with a non-contiguous array section:
+        # the six [core] collectives become their w form with one datatype
+        # per block (rewrite); single-block buffers become one datatype
+        # (single); every other section is a contiguous copy kept with the
+        # request (refreshed at each start, copied back at completion),
+        # except in partitioned calls (MPI_ERR_BUFFER).
+        self.partitioned = mode == "partitioned"
+        rules = coll is not None and not self.partitioned
+        self.rewrite = coll.fortran_rewrite if rules else None
+        self.single = dict(coll.fortran_single) if rules else {}
         kinds = {p.kind for p in params}
         self.bufs = [p for p in params if p.kind in ("buf_in", "buf_inout")]
         self.async_ = bool(self.bufs) and "req_out" in kinds
@@ -150,40 +142,10 @@ def classify(func, ctype, name, array):
     fail(f"{func}: parameter {name} of type '{ctype}{'[]' if array else ''}' has no Fortran mapping")
 
 
-def parse_header(path):
-    src = open(path).read()
-    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
-    src = re.sub(r"//[^\n]*", " ", src)
-    consts = []
-    for m in re.finditer(r"^\s*#\s*define\s+(CART\w*)\s+\(?\s*(-?\d+)\s*\)?\s*$", src, flags=re.M):
-        consts.append((m.group(1), int(m.group(2))))
-    funcs = []
-    for m in re.finditer(r"\bint\s+(Cart_\w+)\s*\(([^;{)]*)\)\s*;", src):
-        name, args = m.group(1), " ".join(m.group(2).split())
-        params = []
-        if args and args != "void":
-            for a in args.split(","):
-                a = a.strip()
-                pm = re.match(r"^(.*?)\s*\b(\w+)\s*(\[\s*\])?$", a)
-                if not pm:
-                    fail(f"{name}: cannot parse parameter '{a}'")
-                ctype = pm.group(1).strip()
-                if ctype.endswith("*"):
-                    ctype = ctype[:-1].strip() + " *"
-                params.append(Param(name, ctype, pm.group(2), bool(pm.group(3))))
-        funcs.append(Func(name, params))
-    if not funcs:
-        fail(f"no Cart_ functions found in {path}")
-    names = {f.name for f in funcs}
-    for f in funcs:
-        f.base = f.name[len("Cart_"):]
-        m = re.match(r"^Cart_i(\w+)$", f.name)
-        if m and "Cart_" + m.group(1) in names:
-            f.base = m.group(1)
-        m = re.match(r"^Cart_(\w+)_init$", f.name)
-        if m and "Cart_" + m.group(1) in names:
-            f.base = m.group(1)
-    return consts, funcs
+def functions_of(api_functions):
+    """Func objects from maint/api.py's Function rows."""
+    return [Func(f.name, [Param(f.name, p.ctype, p.name, p.array) for p in f.params], f.coll, f.mode or None)
+            for f in api_functions]
 
 
 def fortran_consts(consts, funcs):
@@ -388,7 +350,7 @@ def f_subroutine(f):
 
 
 F_HEAD = """\
-! Generated by fortran/gen_bindings.py from include/cartcoll.h: do not edit.
+! Generated by maint/gen.py (fortran/gen_bindings.py) from maint/api.py: do not edit.
 !
 ! The Fortran 2008 bindings of cartcoll (API.md, section [fortran]).  Use
 ! together with mpi_f08:
@@ -631,7 +593,7 @@ def c_glue(f):
         info = "info_c" if f.param("info") else "MPI_INFO_NULL"
         commc = f"{comm.name}_c"
         body.append(f"    if (!ccf_c.err && ({anync})) {{")
-        fam = REWRITE.get(f.base)
+        fam = f.rewrite
         if fam:
             for var, side in (("ccf_s", "send"), ("ccf_r", "recv")):
                 fields = c_side(f, side)[2:-2].split(", ")
@@ -639,8 +601,8 @@ def c_glue(f):
             body.append(f"        ccf_rc = ccf_{fam}_sections(&ccf_c, &ccf_s, &ccf_r, {commc}, {info}, "
                         f"{1 if f.persistent else 0}, {req.name});")
         else:
-            single = SINGLE.get(f.base, {})
-            partitioned = any(p.name == "partitions" or p.name.endswith("parts") for p in f.params)
+            single = f.single
+            partitioned = f.partitioned
             first = True
             for n in ncs:
                 if n in single:
@@ -676,7 +638,7 @@ def c_file(funcs):
         proto, d = c_glue(f)
         protos.append(proto + ";")
         defs.append(d)
-    head = ("/* Generated by fortran/gen_bindings.py from include/cartcoll.h: do not edit.\n"
+    head = ("/* Generated by maint/gen.py (fortran/gen_bindings.py) from maint/api.py: do not edit.\n"
             " *\n"
             " * One function per binding of the module cartcoll_f08 that needs converting:\n"
             " * Fortran handles to C (MPI_*_f2c), array sections and mpi_f08's sentinels\n"
@@ -687,31 +649,7 @@ def c_file(funcs):
     return head + "\n".join(protos) + "\n\n" + "\n".join(defs)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--header", default=os.path.join(ROOT, "include", "cartcoll.h"))
-    ap.add_argument("--outdir", default=HERE)
-    ap.add_argument("--check", action="store_true", help="fail if the files in --outdir are not up to date")
-    args = ap.parse_args()
-    consts, funcs = parse_header(args.header)
-    files = {"cartcoll_f08.f90": fortran_module(consts, funcs), "cartcoll_f08_glue.c": c_file(funcs)}
-    stale = []
-    for name, text in files.items():
-        path = os.path.join(args.outdir, name)
-        old = open(path).read() if os.path.exists(path) else None
-        if old == text:
-            continue
-        if args.check:
-            stale.append(name)
-        else:
-            with open(path, "w") as fh:
-                fh.write(text)
-    if stale:
-        fail("out of date (run fortran/gen_bindings.py and commit): " + ", ".join(stale))
-    direct = sum(1 for f in funcs if f.direct)
-    print(f"gen_bindings.py: {len(funcs)} functions ({direct} bound directly), {len(consts)} constants"
-          + (": up to date" if args.check else ""))
-
-
-if __name__ == "__main__":
-    main()
+def outputs(consts, api_functions):
+    """{file name: text} of the module and its glue."""
+    funcs = functions_of(api_functions)
+    return {"cartcoll_f08.f90": fortran_module(consts, funcs), "cartcoll_f08_glue.c": c_file(funcs)}

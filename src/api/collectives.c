@@ -1,6 +1,7 @@
-/* The six collectives in blocking, non-blocking and persistent form.  Every
- * entry point describes its blocks in a cc_args and goes through one
- * pipeline: checks, choice, plan(s), request. */
+/* The pipeline of the six [core] collectives in blocking, non-blocking and
+ * persistent form, and of the others with neighbourhood meaning: checks,
+ * choice, plan(s), request.  The entry points (entry_points.gen.c, made by
+ * maint/gen.py) describe their blocks in a cc_args and call cc_core_call. */
 #include "cartcoll.h"
 
 #include "api/front.h"
@@ -16,7 +17,6 @@
 #include "util/alloc.h"
 
 #include <stdio.h>
-#include <string.h>
 
 _Static_assert(CC_ALLGATHER == CART_ALLGATHER && CC_ALLTOALL == CART_ALLTOALL, "collective codes");
 _Static_assert(CC_DIRECT == CART_ALGORITHM_DIRECT && CC_COMBINING == CART_ALGORITHM_COMBINING &&
@@ -269,6 +269,16 @@ static int *gathered_operands(cc_nbh *n, int *len)
  * call's plan goes into the plan cache.  Local: returns MPI_SUCCESS or an
  * error code (not raised).  Non-persistent plans get their tag later
  * (cc_comm_tag), persistent ones use `tag`. */
+/* CARTCOLL_VERBOSE: the candidate plans of a call (rank 0). */
+static void report_plans(const char *who, cc_plan *const *plans, int nplans)
+{
+    fprintf(stderr, "cartcoll: %s:", who);
+    for (int i = 0; i < nplans; i++)
+        fprintf(stderr, "%s %s/%s (%d rounds)", i ? "," : (nplans > 1 ? " timing" : ""),
+                cc_algorithm_name(plans[i]->algorithm), cc_executor_name(plans[i]->executor), plans[i]->sched->nrounds);
+    fprintf(stderr, "\n");
+}
+
 static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
                      cc_choice want, int special, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
@@ -344,14 +354,7 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
         return rc;
     }
     if (cacheable) cc_plancache_put(cs, a, plans[0]);
-    if (cc_verbose() && n->rank == 0) {
-        fprintf(stderr, "cartcoll: %s:", who);
-        for (int i = 0; i < *nplans; i++)
-            fprintf(stderr, "%s %s/%s (%d rounds)", i ? "," : (*nplans > 1 ? " timing" : ""),
-                    cc_algorithm_name(plans[i]->algorithm), cc_executor_name(plans[i]->executor),
-                    plans[i]->sched->nrounds);
-        fprintf(stderr, "\n");
-    }
+    if (cc_verbose() && n->rank == 0) report_plans(who, plans, *nplans);
     return MPI_SUCCESS;
 }
 
@@ -467,9 +470,9 @@ int cc_nbh_run(const char *who, const cc_args *a, MPI_Comm comm, int kind, cc_co
     return transient(who, a, comm, cs, priv, mode, request);
 }
 
-/* Dispatch on what the communicator is (api/front.h). */
-static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info,
-                      Cart_request *request)
+/* The front of the six [core] collectives (api/front.h): dispatch on what
+ * the communicator is. */
+int cc_core_call(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info, Cart_request *request)
 {
     cc_comm *cs;
     int kind;
@@ -478,195 +481,4 @@ static int collective(const char *who, const cc_args *a, MPI_Comm comm, int mode
     if (kind == CC_KIND_PLAIN || kind == CC_KIND_INTER)
         return cc_global_core(who, a, comm, kind == CC_KIND_INTER, mode, info, request);
     return cc_nbh_run(who, a, comm, kind, cs, mode, info, request);
-}
-
-/* ---- entry points ------------------------------------------------------- */
-
-static cc_args allgather_args(int variant, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf)
-{
-    cc_args a;
-    memset(&a, 0, sizeof a);
-    a.collective = CC_ALLGATHER;
-    a.variant = variant;
-    a.sendbuf = sendbuf;
-    a.recvbuf = recvbuf;
-    a.sendcount = sendcount;
-    a.sendtype = sendtype;
-    return a;
-}
-
-static cc_args alltoall_args(int variant, const void *sendbuf, void *recvbuf)
-{
-    cc_args a;
-    memset(&a, 0, sizeof a);
-    a.collective = CC_ALLTOALL;
-    a.variant = variant;
-    a.sendbuf = sendbuf;
-    a.recvbuf = recvbuf;
-    return a;
-}
-
-#define ALLGATHER(V)                                                                             \
-    cc_args a = allgather_args(V, sendbuf, sendcount, sendtype, recvbuf)
-#define ALLGATHER_REGULAR  ALLGATHER(CC_REGULAR); a.recvcount = recvcount; a.recvtype = recvtype
-#define ALLGATHER_VECTOR   ALLGATHER(CC_VECTOR); a.recvcounts = recvcounts; a.rdispls = displs; a.recvtype = recvtype
-#define ALLGATHER_W        ALLGATHER(CC_W); a.recvcounts = recvcounts; a.rdisplsw = displs; a.recvtypes = recvtypes
-#define ALLTOALL_REGULAR                                                                         \
-    cc_args a = alltoall_args(CC_REGULAR, sendbuf, recvbuf);                                     \
-    a.sendcount = sendcount; a.sendtype = sendtype; a.recvcount = recvcount; a.recvtype = recvtype
-#define ALLTOALL_VECTOR                                                                          \
-    cc_args a = alltoall_args(CC_VECTOR, sendbuf, recvbuf);                                      \
-    a.sendcounts = sendcounts; a.sdispls = sdispls; a.sendtype = sendtype;                        \
-    a.recvcounts = recvcounts; a.rdispls = rdispls; a.recvtype = recvtype
-#define ALLTOALL_W                                                                               \
-    cc_args a = alltoall_args(CC_W, sendbuf, recvbuf);                                           \
-    a.sendcounts = sendcounts; a.sdisplsw = sdispls; a.sendtypes = sendtypes;                     \
-    a.recvcounts = recvcounts; a.rdisplsw = rdispls; a.recvtypes = recvtypes
-
-int Cart_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
-{
-    ALLGATHER_REGULAR;
-    return collective("Cart_allgather", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
-int Cart_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int displs[],
-                    MPI_Datatype recvtype, MPI_Comm cartcomm)
-{
-    ALLGATHER_VECTOR;
-    return collective("Cart_allgatherv", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
-int Cart_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
-                    const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
-{
-    ALLGATHER_W;
-    return collective("Cart_allgatherw", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
-int Cart_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm)
-{
-    ALLTOALL_REGULAR;
-    return collective("Cart_alltoall", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
-int Cart_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm)
-{
-    ALLTOALL_VECTOR;
-    return collective("Cart_alltoallv", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
-int Cart_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
-{
-    ALLTOALL_W;
-    return collective("Cart_alltoallw", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
-}
-
-int Cart_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                    void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
-                    Cart_request *request)
-{
-    ALLGATHER_REGULAR;
-    return collective("Cart_iallgather", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
-int Cart_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const int displs[],
-                     MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request)
-{
-    ALLGATHER_VECTOR;
-    return collective("Cart_iallgatherv", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
-int Cart_iallgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
-                     const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_request *request)
-{
-    ALLGATHER_W;
-    return collective("Cart_iallgatherw", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
-int Cart_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
-                   Cart_request *request)
-{
-    ALLTOALL_REGULAR;
-    return collective("Cart_ialltoall", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
-int Cart_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
-                    Cart_request *request)
-{
-    ALLTOALL_VECTOR;
-    return collective("Cart_ialltoallv", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
-int Cart_ialltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
-                    Cart_request *request)
-{
-    ALLTOALL_W;
-    return collective("Cart_ialltoallw", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
-}
-
-int Cart_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
-                        MPI_Info info, Cart_request *request)
-{
-    ALLGATHER_REGULAR;
-    return collective("Cart_allgather_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
-}
-
-int Cart_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const int displs[],
-                         MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info,
-                         Cart_request *request)
-{
-    ALLGATHER_VECTOR;
-    return collective("Cart_allgatherv_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
-}
-
-int Cart_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                         void *recvbuf, const int recvcounts[], const MPI_Aint displs[],
-                         const MPI_Datatype recvtypes[], MPI_Comm cartcomm, MPI_Info info,
-                         Cart_request *request)
-{
-    ALLGATHER_W;
-    return collective("Cart_allgatherw_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
-}
-
-int Cart_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm cartcomm,
-                       MPI_Info info, Cart_request *request)
-{
-    ALLTOALL_REGULAR;
-    return collective("Cart_alltoall_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
-}
-
-int Cart_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm cartcomm,
-                        MPI_Info info, Cart_request *request)
-{
-    ALLTOALL_VECTOR;
-    return collective("Cart_alltoallv_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
-}
-
-int Cart_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm,
-                        MPI_Info info, Cart_request *request)
-{
-    ALLTOALL_W;
-    return collective("Cart_alltoallw_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
 }

@@ -50,10 +50,18 @@ typedef struct cc_coll {
     int (*pinit)(const cc_mpicall *c, MPI_Info info, MPI_Request *rq);
 } cc_coll;
 
-extern const cc_coll cc_coll_barrier, cc_coll_bcast, cc_coll_gather, cc_coll_gatherv, cc_coll_scatter,
-    cc_coll_scatterv, cc_coll_reduce, cc_coll_allreduce, cc_coll_reduce_scatter_block, cc_coll_reduce_scatter,
-    cc_coll_scan, cc_coll_exscan, cc_coll_allgather, cc_coll_allgatherv, cc_coll_alltoall, cc_coll_alltoallv,
-    cc_coll_alltoallw;
+/* The descriptors cc_coll_barrier ... cc_coll_alltoallw: one per row of
+ * the list of collectives (maint/collectives.py), defined in global.c. */
+#include "api/collectives.gen.h"
+#define CC_COLL_EXTERN(lower, ...) extern const cc_coll cc_coll_##lower;
+CC_COLLECTIVES(CC_COLL_EXTERN)
+#undef CC_COLL_EXTERN
+
+/* The front of the six [core] collectives (collectives.c), called by their
+ * entry points (entry_points.gen.c) with call a: dispatch on what comm is
+ * (neighbourhood: cc_nbh_run; plain or inter: cc_global_core).  Errors are
+ * raised on comm. */
+int cc_core_call(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info, Cart_request *request);
 
 /* Run call c of collective `coll` with its global (or inter-communicator)
  * meaning: local checks, then MPI's collective in the given mode.  Errors

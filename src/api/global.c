@@ -70,32 +70,9 @@
     CC_PINIT_FN(Upper, __VA_ARGS__)                                                           \
     const cc_coll cc_coll_##lower = { #lower, flags, nbh, Upper##_blocking, Upper##_istart, pinit(Upper) };
 
-/* Argument lists, as MPI orders them. */
-#define SEND c->sendbuf, c->sendcount, c->sendtype
-#define SENDV c->sendbuf, c->sendcounts, c->sdispls, c->sendtype
-#define RECV c->recvbuf, c->recvcount, c->recvtype
-#define RECVV c->recvbuf, c->recvcounts, c->rdispls, c->recvtype
-#define RED c->sendbuf, c->recvbuf, c->recvcount, c->recvtype, c->op
-
-CC_COLL(barrier, Barrier, CC_PINIT_PTR, CC_BARRIER, 0, c->comm)
-CC_COLL(bcast, Bcast, CC_PINIT_PTR, CC_BCAST, CC_F_ROOT | CC_F_RECV, RECV, c->root, c->comm)
-CC_COLL(gather, Gather, CC_PINIT_SUSPECT, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, SEND, RECV, c->root, c->comm)
-CC_COLL(gatherv, Gatherv, CC_PINIT_SUSPECT, CC_GATHER, CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT, SEND, RECVV, c->root, c->comm)
-CC_COLL(scatter, Scatter, CC_PINIT_SUSPECT, CC_SCATTER, CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV, SEND, RECV, c->root, c->comm)
-CC_COLL(scatterv, Scatterv, CC_PINIT_SUSPECT, CC_SCATTER, CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV, SENDV, RECV, c->root, c->comm)
-CC_COLL(reduce, Reduce, CC_PINIT_PTR, CC_REDUCE, CC_F_ROOT | CC_F_OP | CC_F_RECV, RED, c->root, c->comm)
-CC_COLL(allreduce, Allreduce, CC_PINIT_PTR, CC_ALLREDUCE, CC_F_OP | CC_F_RECV, RED, c->comm)
-CC_COLL(reduce_scatter_block, Reduce_scatter_block, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(reduce_scatter, Reduce_scatter, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH, c->sendbuf,
-        c->recvbuf, c->recvcounts, c->recvtype, c->op, c->comm)
-CC_COLL(scan, Scan, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(exscan, Exscan, CC_PINIT_PTR, 0, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, RED, c->comm)
-CC_COLL(allgather, Allgather, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
-CC_COLL(allgatherv, Allgatherv, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_F_SEND | CC_F_RECVV, SEND, RECVV, c->comm)
-CC_COLL(alltoall, Alltoall, CC_PINIT_PTR, CC_ALLTOALL, CC_F_SEND | CC_F_RECV, SEND, RECV, c->comm)
-CC_COLL(alltoallv, Alltoallv, CC_PINIT_PTR, CC_ALLTOALL, CC_F_SENDV | CC_F_RECVV, SENDV, RECVV, c->comm)
-CC_COLL(alltoallw, Alltoallw, CC_PINIT_PTR, CC_ALLTOALL, CC_F_W, c->sendbuf, c->sendcounts, c->sdispls, c->sendtypes, c->recvbuf,
-        c->recvcounts, c->rdispls, c->recvtypes, c->comm)
+/* The descriptors, one per row of maint/collectives.py
+ * (api/collectives.gen.h). */
+CC_COLLECTIVES(CC_COLL)
 
 /* A communicator for probing datatypes (MPI_ERRORS_RETURN, never used for
  * messages). */
