@@ -469,16 +469,3 @@ int cc_nbh_run(const char *who, const cc_args *a, MPI_Comm comm, int kind, cc_co
     if (mode == CC_MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
     return transient(who, a, comm, cs, priv, mode, request);
 }
-
-/* The front of the six [core] collectives (api/front.h): dispatch on what
- * the communicator is. */
-int cc_core_call(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info, Cart_request *request)
-{
-    cc_comm *cs;
-    int kind;
-    int rc = cc_kind_of(comm, &kind, &cs, who);
-    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (kind == CC_KIND_PLAIN || kind == CC_KIND_INTER)
-        return cc_global_core(who, a, comm, kind == CC_KIND_INTER, mode, info, request);
-    return cc_nbh_run(who, a, comm, kind, cs, mode, info, request);
-}
