@@ -21,6 +21,8 @@
  * callbacks (free_fn) cannot deadlock against it. */
 #include "pmpi/preload.h"
 
+#include "util/list.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,14 +36,14 @@ struct pl_req {
     int orphan;          /* freed by the program while active: release when done */
     int error;           /* the code of the last run */
     int stepping, dead;  /* a thread advances it; free_fn came meanwhile */
-    int listed;          /* in the pending list */
-    pl_req *hnext, *prev, *next;
+    cc_list hlink;       /* in its bucket of the hash table */
+    cc_list plink;       /* in the pending list (while linked) */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static pl_req **bucket; /* chained hash table, nbucket a power of two */
+static cc_list *bucket; /* chained hash table (of pl_req.hlink), nbucket a power of two */
 static size_t nbucket, count;
-static pl_req *head;    /* pending list */
+static cc_list pending = CC_LIST_HEAD(pending); /* of pl_req.plink */
 static atomic_int nentries, npending, norphans;
 /* This thread made, started or waited for a request of the drop-in: a
  * program thread, never cartcoll's progress thread (which must not drive:
@@ -78,14 +80,14 @@ static size_t slot(MPI_Request h, size_t n)
 static void grow(void)
 {
     size_t n = nbucket ? 2 * nbucket : 64;
-    pl_req **b = calloc(n, sizeof *b);
+    cc_list *b = malloc(n * sizeof *b);
     if (!b) return;
+    for (size_t i = 0; i < n; i++) cc_list_init(&b[i]);
     for (size_t i = 0; i < nbucket; i++)
-        for (pl_req *e = bucket[i], *next; e; e = next) {
-            next = e->hnext;
-            size_t s = slot(e->handle, n);
-            e->hnext = b[s];
-            b[s] = e;
+        cc_list_foreach_safe(it, &bucket[i]) {
+            pl_req *e = cc_list_entry(it, pl_req, hlink);
+            cc_list_remove(it);
+            cc_list_push_front(&b[slot(e->handle, n)], it);
         }
     free(bucket);
     bucket = b;
@@ -96,9 +98,7 @@ static int insert(pl_req *e)
 {
     if (count >= nbucket) grow();
     if (!nbucket) return MPI_ERR_NO_MEM;
-    size_t s = slot(e->handle, nbucket);
-    e->hnext = bucket[s];
-    bucket[s] = e;
+    cc_list_push_front(&bucket[slot(e->handle, nbucket)], &e->hlink);
     count++;
     atomic_fetch_add(&nentries, 1);
     return MPI_SUCCESS;
@@ -106,42 +106,33 @@ static int insert(pl_req *e)
 
 static void unhash(pl_req *e)
 {
-    if (!nbucket) return;
-    for (pl_req **p = &bucket[slot(e->handle, nbucket)]; *p; p = &(*p)->hnext)
-        if (*p == e) {
-            *p = e->hnext;
-            count--;
-            atomic_fetch_sub(&nentries, 1);
-            return;
-        }
+    if (!cc_list_linked(&e->hlink)) return;
+    cc_list_remove(&e->hlink);
+    count--;
+    atomic_fetch_sub(&nentries, 1);
 }
 
 static pl_req *lookup(MPI_Request h)
 {
     if (!nbucket) return NULL;
-    for (pl_req *e = bucket[slot(h, nbucket)]; e; e = e->hnext)
+    cc_list_foreach(it, &bucket[slot(h, nbucket)]) {
+        pl_req *e = cc_list_entry(it, pl_req, hlink);
         if (e->handle == h) return e;
+    }
     return NULL;
 }
 
 static void list_add(pl_req *e)
 {
-    if (e->listed) return;
-    e->prev = NULL;
-    e->next = head;
-    if (head) head->prev = e;
-    head = e;
-    e->listed = 1;
+    if (cc_list_linked(&e->plink)) return;
+    cc_list_push_front(&pending, &e->plink);
     atomic_fetch_add(&npending, 1);
 }
 
 static void list_del(pl_req *e)
 {
-    if (!e->listed) return;
-    if (e->prev) e->prev->next = e->next;
-    else head = e->next;
-    if (e->next) e->next->prev = e->prev;
-    e->listed = 0;
+    if (!cc_list_linked(&e->plink)) return;
+    cc_list_remove(&e->plink);
     atomic_fetch_sub(&npending, 1);
 }
 
@@ -351,7 +342,8 @@ void pl_drive(void)
     if (!pl_pending()) return;
     size_t n = 0;
     lock();
-    for (pl_req *e = head; e; e = e->next) {
+    cc_list_foreach(it, &pending) {
+        pl_req *e = cc_list_entry(it, pl_req, plink);
         if (e->stepping) continue; /* another thread advances it */
         if (n == cap) {
             size_t c = cap ? 2 * cap : 16;

@@ -68,8 +68,7 @@ static cc_comm *comm_new_idup(cc_nbh *nbh, MPI_Comm parent, int *rc)
      * into a crash: freeing the parent completes the idup first (delete_fn). */
     c->parent = parent;
     pthread_mutex_lock(&nbh->lock);
-    c->next_dup = nbh->dups;
-    nbh->dups = c;
+    cc_list_push_front(&nbh->dups, &c->dup_link);
     pthread_mutex_unlock(&nbh->lock);
     return c;
 }
@@ -78,9 +77,15 @@ static cc_comm *comm_new_idup(cc_nbh *nbh, MPI_Comm parent, int *rc)
 static void finish_dups_of(cc_nbh *nbh, MPI_Comm comm)
 {
     for (;;) {
-        cc_comm *d;
+        cc_comm *d = NULL;
         pthread_mutex_lock(&nbh->lock);
-        for (d = nbh->dups; d && (d->parent != comm || d->finishing); d = d->next_dup) ;
+        cc_list_foreach(it, &nbh->dups) {
+            cc_comm *e = cc_list_entry(it, cc_comm, dup_link);
+            if (e->parent == comm && !e->finishing) {
+                d = e;
+                break;
+            }
+        }
         pthread_mutex_unlock(&nbh->lock);
         if (!d) return;
         cc_comm_finish_dup(d, cc_comm_wait);
@@ -142,11 +147,7 @@ static int copy_fn(MPI_Comm old, int kv, void *extra, void *in, void *out, int *
 static void unlist_dup(cc_comm *c)
 {
     pthread_mutex_lock(&c->nbh->lock);
-    for (cc_comm **p = &c->nbh->dups; *p; p = &(*p)->next_dup)
-        if (*p == c) {
-            *p = c->next_dup;
-            break;
-        }
+    if (cc_list_linked(&c->dup_link)) cc_list_remove(&c->dup_link);
     pthread_mutex_unlock(&c->nbh->lock);
     c->parent = MPI_COMM_NULL;
 }

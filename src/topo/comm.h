@@ -38,7 +38,7 @@ typedef struct cc_comm {
     MPI_Comm parent;          /* the communicator that idup reads (while pending) */
     struct cc_comm *parent_cc; /* the state whose private communicator that is (a copy's idup;
                                 * held until the idup completes) */
-    struct cc_comm *next_dup; /* in nbh->dups (while pending) */
+    cc_list dup_link;         /* in nbh->dups (while pending) */
     int finishing;            /* cc_comm_finish_dup is completing `pending` */
     unsigned long seq;        /* blocking/non-blocking operations so far */
     int tag_split, tag_ub;    /* persistent pairs below tag_split, the others from it to tag_ub */

@@ -15,6 +15,7 @@ cc_nbh *cc_nbh_new(int d, const int dims[], const int periods[], int t, const in
     size_t td = (size_t)t * (size_t)d;
     atomic_init(&n->refs, 1);
     pthread_mutex_init(&n->lock, NULL);
+    cc_list_init(&n->dups);
     n->d = d;
     n->t = t;
     n->dims = malloc(sizeof(int) * (size_t)d);
@@ -58,6 +59,7 @@ cc_nbh *cc_nbh_new_graph(int indeg, const int src[], int outdeg, const int dst[]
     if (!n) return NULL;
     atomic_init(&n->refs, 1);
     pthread_mutex_init(&n->lock, NULL);
+    cc_list_init(&n->dups);
     n->graph = 1;
     n->t = n->indeg = indeg;
     n->outdeg = outdeg;

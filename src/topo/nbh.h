@@ -17,6 +17,7 @@
 #include "base/options.h"
 #include "sched/schedule.h"
 #include "sched/schedule_edges.h"
+#include "util/list.h"
 
 typedef struct cc_nbh {
     atomic_int refs;
@@ -50,7 +51,7 @@ typedef struct cc_nbh {
     cc_local *local[3][4];
     cc_sched_counts counts[3][4]; /* what the model reads of a schedule not built (cc_nbh_counts) */
     unsigned char counted[3][4];
-    struct cc_comm *dups;     /* duplicates whose private MPI_Comm_idup is pending */
+    cc_list dups;             /* of cc_comm.dup_link: duplicates whose private MPI_Comm_idup is pending */
     int *esrc, *edst;         /* Cartesian: the neighbours' ranks in the caller's block order
                                * (cc_nbh_edges), built on first use under the lock */
 } cc_nbh;
