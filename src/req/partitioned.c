@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const struct cc_req_ops part_ops; /* the request's table of operations (after cc_part_wait_step) */
+
 void cc_part_free(cc_part *p)
 {
     if (!p) return;
@@ -60,7 +62,7 @@ static int *copy_ints(const int *a, int n)
 int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_request inner, int send_kind,
                         int ndest, int nsend, const int *soff, int nsrc, int nrecv, const int *roff, int rwhole)
 {
-    Cart_request r = calloc(1, sizeof *r);
+    Cart_request r = cc_request_alloc(&part_ops, user, who, 1);
     cc_part *p = calloc(1, sizeof *p);
     if (!r || !p) {
         free(r);
@@ -93,13 +95,7 @@ int cc_part_request_new(Cart_request *out, MPI_Comm user, const char *who, Cart_
         free(r);
         return MPI_ERR_NO_MEM;
     }
-    r->persistent = 1;
-    atomic_init(&r->state, CC_REQ_INACTIVE);
-    atomic_flag_clear(&r->busy);
     r->part = p;
-    r->user = user;
-    r->who = who;
-    r->pair = -1;
     *out = r;
     return MPI_SUCCESS;
 }
@@ -340,6 +336,27 @@ int cc_part_wait_step(Cart_request r)
     }
     return cc_request_wait_step(p->inner);
 }
+
+/* Errors go to the same communicator (the early bird's duplicate has its
+ * error handler). */
+static int part_raise(Cart_request r, int code)
+{
+    cc_part *p = r->part;
+    return p->inner    ? cc_request_raise(p->inner, code)
+           : p->nslice ? cc_request_raise(p->slice[0], code)
+                       : cc_error_raise(p->pcomm, code);
+}
+
+static void part_destroy(Cart_request r) { cc_part_free(r->part); }
+
+static const struct cc_req_ops part_ops = {
+    .start = cc_part_start,
+    .advance = cc_part_advance,
+    .wait_step = cc_part_wait_step,
+    .wait_alone = NULL, /* marks and several MPI requests: always driven */
+    .raise = part_raise,
+    .destroy = part_destroy,
+};
 
 /* ---- Cart_pready* ---------------------------------------------------- */
 

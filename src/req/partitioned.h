@@ -120,7 +120,7 @@ typedef struct cc_part {
     size_t pack_cb, pack_bb;
 } cc_part;
 
-/* Life cycle, called from request.c for a request with r->part. */
+/* Life cycle: the request's table of operations (partitioned.c) calls these. */
 int cc_part_start(Cart_request r);
 int cc_part_advance(Cart_request r, int *done);
 int cc_part_wait_step(Cart_request r);

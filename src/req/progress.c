@@ -12,19 +12,15 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static atomic_int async_running; /* the progress thread waits on `wake` */
-static Cart_request head;
+static cc_list requests = CC_LIST_HEAD(requests); /* of Cart_request.link */
 static int count;
 static atomic_int listed; /* count, readable without the lock */
 
 void cc_progress_add(Cart_request r)
 {
     pthread_mutex_lock(&lock);
-    if (!r->listed) {
-        r->prev = NULL;
-        r->next = head;
-        if (head) head->prev = r;
-        head = r;
-        r->listed = 1;
+    if (!cc_list_linked(&r->link)) {
+        cc_list_push_front(&requests, &r->link);
         count++;
         atomic_store(&listed, count);
         if (atomic_load(&async_running)) pthread_cond_signal(&wake);
@@ -35,11 +31,8 @@ void cc_progress_add(Cart_request r)
 void cc_progress_remove(Cart_request r)
 {
     pthread_mutex_lock(&lock);
-    if (r->listed) {
-        if (r->prev) r->prev->next = r->next;
-        else head = r->next;
-        if (r->next) r->next->prev = r->prev;
-        r->listed = 0;
+    if (cc_list_linked(&r->link)) {
+        cc_list_remove(&r->link);
         count--;
         atomic_store(&listed, count);
     }
@@ -49,13 +42,14 @@ void cc_progress_remove(Cart_request r)
 int cc_progress_others(Cart_request self)
 {
     /* Nothing but the caller's own request active: no lock, no walk. */
-    if (atomic_load(&listed) <= (self && self->listed ? 1 : 0)) return 0;
+    if (atomic_load(&listed) <= (self && cc_list_linked(&self->link) ? 1 : 0)) return 0;
     pthread_mutex_lock(&lock);
     int active = 0;
     /* Advance under the list lock: requests cannot leave the list (and be
      * freed) meanwhile; a request another thread is advancing is skipped.
      * Errors stay with the request and surface when its owner completes it. */
-    for (Cart_request r = head; r; r = r->next) {
+    cc_list_foreach(it, &requests) {
+        Cart_request r = cc_list_entry(it, struct cart_request_s, link);
         if (r == self || r->state != CC_REQ_ACTIVE) continue;
         if (cc_request_trylock(r)) {
             int done = 0;

@@ -1,10 +1,17 @@
-/* Requests: MPI request semantics over plans.
+/* Requests: MPI request semantics.
  *
- * A request runs one plan at a time.  Persistent requests with several
- * candidate plans (auto) run each candidate in turn during their first
- * starts, time them, agree on the fastest with a small dissemination
- * reduction over persistent point-to-point requests made at init (maximum
- * over processes, so every process picks the same), then keep only it.
+ * A request is one kind of operation behind one table of operations
+ * (struct cc_req_ops): a plan of the library's own (plan_request.c; with
+ * auto-tuning, tune.c), a collective MPI runs (mpi_request.c: global and
+ * inter-communicator meaning), or a partitioned operation (partitioned.c).
+ * The generic code (request.c, completion.c, progress.c) only calls
+ * through the table.
+ *
+ * Persistent requests with several candidate plans (auto) run each
+ * candidate in turn during their first starts, time them, agree on the
+ * fastest with a small dissemination reduction over persistent
+ * point-to-point requests made at init (maximum over processes, so every
+ * process picks the same), then keep only it.
  *
  * Progress: a request advances when it is tested or waited on; waiting on
  * one request also advances the caller's other active requests (progress.c),
@@ -20,6 +27,7 @@
 #include "choose/choose.h"
 #include "topo/comm.h"
 #include "exec/plan.h"
+#include "util/list.h"
 
 enum { CC_REQ_INACTIVE = 0, CC_REQ_ACTIVE = 1, CC_REQ_DONE = 2 };
 
@@ -49,22 +57,47 @@ void cc_mpicall_release(cc_mpicall *c);
 enum { CC_TUNE_TRIALS = 4 }; /* timed runs per candidate (the fastest counts) */
 struct cc_part;
 
+/* What one kind of request does; every entry is called with r->busy held
+ * (destroy excepted: then nobody else holds r). */
+struct cc_req_ops {
+    /* Start a run: sets r->state (ACTIVE, or DONE with r->error on a
+     * failure) and returns MPI_SUCCESS or the error. */
+    int (*start)(Cart_request r);
+    /* Advance an active run; *done when it finished (state DONE). */
+    int (*advance)(Cart_request r, int *done);
+    /* Block until something of the current step can complete (nothing
+     * else needs progress). */
+    int (*wait_step)(Cart_request r);
+    /* Finish the run by waits alone (CARTCOLL_TEST_LEAKS): 1 if it did, 0
+     * if r must be driven as usual.  NULL: never. */
+    int (*wait_alone)(Cart_request r);
+    /* Report error `code` through the error handler that r's errors go to. */
+    int (*raise)(Cart_request r, int code);
+    /* Release what the kind holds (not r itself). */
+    void (*destroy)(Cart_request r);
+};
+
 struct cart_request_s {
+    const struct cc_req_ops *ops;
     int persistent;
     _Atomic int state;
-    /* MPI runs the operation (cs is then NULL): mreq is its request, made
-     * by call.istart at each start, or (mpersist) MPI's persistent request
-     * made once at _init and started with MPI_Start. */
-    int mpi, mpersist;
+    int error;                        /* code of a failed run, reported at completion */
+    MPI_Comm user;                    /* its error handler gets our errors (cc_request_raise) */
+    const char *who;                  /* the call that made it, for messages */
+    /* progress list (progress.c) */
+    atomic_flag busy;
+    cc_list link;
+    /* MPI runs the operation (mpi_request.c; cs is then NULL): mreq is its
+     * request, made by call.istart at each start, or (mpersist) MPI's
+     * persistent request made once at _init and started with MPI_Start. */
+    int mpersist;
     MPI_Request mreq;
     cc_mpicall call;
     /* Partitioned (partitioned.h): the operation runs as part->inner. */
     struct cc_part *part;
-    int error;                        /* code of a failed run, reported at completion */
+    /* A plan (plan_request.c): */
     cc_comm *cs;                      /* reference held */
-    MPI_Comm user;                    /* its error handler gets our errors (cc_request_raise) */
     int pair;                         /* persistent: the tag pair held (plans, tuning agreement); else -1 */
-    const char *who;                  /* the call that made it, for messages */
     cc_plan *plan;                    /* what runs now */
     /* auto tuning */
     int ncand, starts, agreeing, round, nrounds;
@@ -72,11 +105,10 @@ struct cart_request_s {
     double best[CC_MAX_CANDIDATES], worst[CC_MAX_CANDIDATES], t0; /* over the trials after the first */
     double sbuf[CC_MAX_CANDIDATES + 1], rbuf[CC_MAX_CANDIDATES + 1]; /* timings and their spread */
     MPI_Request *agree;               /* 2 per dissemination round */
-    /* progress list */
-    atomic_flag busy;
-    struct cart_request_s *prev, *next;
-    int listed;
 };
+
+/* A zeroed request of kind `ops` (inactive; no pair).  NULL: no memory. */
+Cart_request cc_request_alloc(const struct cc_req_ops *ops, MPI_Comm user, const char *who, int persistent);
 
 /* Make a request running `plans` (n >= 1 candidates; n > 1 only when
  * persistent).  Takes ownership of the plans on success.  A persistent
@@ -99,21 +131,32 @@ int cc_request_raise(Cart_request r, int code);
 
 /* Start a request's (next) run; for non-persistent requests right after
  * cc_request_new.  Returns MPI_SUCCESS or an error code. */
-int cc_request_start(Cart_request r);
+static inline int cc_request_start(Cart_request r) { return r->ops->start(r); }
 
 /* Advance r (caller holds r->busy).  *done when its run finished. */
-int cc_request_advance(Cart_request r, int *done);
+static inline int cc_request_advance(Cart_request r, int *done)
+{
+    *done = r->state != CC_REQ_ACTIVE;
+    return *done ? MPI_SUCCESS : r->ops->advance(r, done);
+}
 
 /* Block until something of r's current step can complete (caller holds
  * r->busy); used only when nothing else needs progress. */
-int cc_request_wait_step(Cart_request r);
+static inline int cc_request_wait_step(Cart_request r)
+{
+    return r->state != CC_REQ_ACTIVE ? MPI_SUCCESS : r->ops->wait_step(r);
+}
 
 /* Finish r's run by waits alone, never completing a message by a test,
  * when r runs a plan or one MPI request and is not tuning (caller holds
  * r->busy; nothing else needs progress).  Returns 1 if it did (r is then
  * done), 0 if r must be driven as usual.  For CARTCOLL_TEST_LEAKS. */
-int cc_request_wait_alone(Cart_request r);
+static inline int cc_request_wait_alone(Cart_request r)
+{
+    return r->state == CC_REQ_ACTIVE && r->ops->wait_alone && r->ops->wait_alone(r);
+}
 
+/* Free r and what its kind holds. */
 void cc_request_destroy(Cart_request r);
 
 /* Progress list (progress.c). */
