@@ -3,10 +3,11 @@
  * kept with requests.  See cartcoll_f08_support.h and README.md. */
 #include "cartcoll_f08_support.h"
 
+#include "req/attach.h"
+
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,11 +210,14 @@ static void release(void **mem, int nmem, MPI_Datatype *types, int ntypes)
 }
 
 /* ------------------------------------------------------------------------
- * Temporaries kept with a request until the library frees it
+ * Temporaries kept with a request until the library frees it: the
+ * request's private attachment (req/attach.h), found in O(1) and released
+ * by the library with the request however that is freed (also by a
+ * completion outside these bindings), so no table keyed by addresses the
+ * library may reuse is needed.  A request is used by one thread at a time.
  * ------------------------------------------------------------------------ */
 
 typedef struct ccf_kept {
-    Cart_request req;
     void **mem;
     int nmem;
     MPI_Datatype *types;
@@ -221,25 +225,7 @@ typedef struct ccf_kept {
     ccf_copy copy[3]; /* ccf_async_copy's copies (their descriptors are copies too) */
     int ncopy;
     int active; /* started (or made, non-blocking) and not yet copied back */
-    struct ccf_kept *next;
 } kept;
-
-static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
-static kept *kept_list;
-static atomic_int kept_count;
-
-/* Unlink the entry of req (NULL when there is none). */
-static kept *unlink_kept(Cart_request req)
-{
-    for (kept **p = &kept_list; *p; p = &(*p)->next)
-        if ((*p)->req == req) {
-            kept *k = *p;
-            *p = k->next;
-            atomic_fetch_sub(&kept_count, 1);
-            return k;
-        }
-    return NULL;
-}
 
 static void free_copies(ccf_copy *copy, int n)
 {
@@ -249,8 +235,9 @@ static void free_copies(ccf_copy *copy, int n)
     }
 }
 
-static void free_kept(kept *k)
+static void free_kept(void *data)
 {
+    kept *k = data;
     if (!k) return;
     release(k->mem, k->nmem, k->types, k->ntypes);
     free_copies(k->copy, k->ncopy);
@@ -264,7 +251,6 @@ static int keep(ccf_call *c, Cart_request req)
     kept *k = c->pre ? c->pre : malloc(sizeof *k);
     if (!k) return 0;
     c->pre = NULL;
-    k->req = req;
     k->mem = c->mem;
     k->nmem = c->nmem;
     k->types = c->types;
@@ -273,15 +259,7 @@ static int keep(ccf_call *c, Cart_request req)
     memcpy(k->copy, c->acopy, sizeof k->copy);
     k->active = c->async == CCF_NONBLOCKING; /* a persistent request starts inactive */
     c->nacopy = 0;
-    pthread_mutex_lock(&kept_lock);
-    /* An entry with the same address belongs to a request the library has
-     * freed (completed outside these bindings): it is stale. */
-    kept *stale = unlink_kept(req);
-    k->next = kept_list;
-    kept_list = k;
-    atomic_fetch_add(&kept_count, 1);
-    pthread_mutex_unlock(&kept_lock);
-    free_kept(stale);
+    cc_request_attach(req, k, free_kept);
     c->mem = NULL;
     c->types = NULL;
     c->nmem = c->ntypes = 0;
@@ -289,14 +267,6 @@ static int keep(ccf_call *c, Cart_request req)
 }
 
 static void transfer(const CFI_cdesc_t *d, char *flat, int to_flat);
-
-/* The entry of req, still listed (NULL when there is none); under kept_lock. */
-static kept *find_kept(Cart_request req)
-{
-    for (kept *k = kept_list; k; k = k->next)
-        if (k->req == req) return k;
-    return NULL;
-}
 
 /* Copy an entry's receive copies back into their sections, once per start. */
 static void copy_back(kept *k)
@@ -307,18 +277,22 @@ static void copy_back(kept *k)
     k->active = 0;
 }
 
-/* `before` ended as `after`: after a completion (done: Cart_wait /
- * Cart_test / Cart_waitall succeeded for it) its copies go back into the
- * sections; once the library has freed it (after == CART_REQUEST_NULL)
- * what was kept is released.  A persistent request stays listed. */
-static void completed(Cart_request before, Cart_request after, int done)
+/* Before a completion, which may free the request: take what was kept
+ * with it (the copies must outlive the request), for settle(). */
+static kept *take(const Cart_request *request)
 {
-    if (!atomic_load(&kept_count) || before == CART_REQUEST_NULL) return;
-    pthread_mutex_lock(&kept_lock);
-    kept *k = after == CART_REQUEST_NULL ? unlink_kept(before) : find_kept(before);
-    if (k && done) copy_back(k);
-    pthread_mutex_unlock(&kept_lock);
-    if (after == CART_REQUEST_NULL) free_kept(k);
+    return request && *request != CART_REQUEST_NULL ? cc_request_detach(*request) : NULL;
+}
+
+/* After it: the copies go back into the sections when the request
+ * completed (done); what was kept is released once the library has freed
+ * the request (*request is then CART_REQUEST_NULL), else it stays with it. */
+static void settle(kept *k, const Cart_request *request, int done)
+{
+    if (!k) return;
+    if (done) copy_back(k);
+    if (*request == CART_REQUEST_NULL) free_kept(k);
+    else cc_request_attach(*request, k, free_kept);
 }
 
 /* Before a start: refresh the copies kept with req from their sections
@@ -326,22 +300,23 @@ static void completed(Cart_request before, Cart_request after, int done)
  * must come back unchanged). */
 static void refresh(Cart_request req)
 {
-    if (!atomic_load(&kept_count) || req == CART_REQUEST_NULL) return;
-    pthread_mutex_lock(&kept_lock);
-    kept *k = find_kept(req);
+    kept *k = cc_request_attached(req);
     if (k)
         for (int i = 0; i < k->ncopy; i++) transfer(k->copy[i].d, k->copy[i].tmp, 1);
-    pthread_mutex_unlock(&kept_lock);
 }
 
 /* After a successful start: the copies of req go back at its completion. */
 static void started(Cart_request req)
 {
-    if (!atomic_load(&kept_count) || req == CART_REQUEST_NULL) return;
-    pthread_mutex_lock(&kept_lock);
-    kept *k = find_kept(req);
+    kept *k = cc_request_attached(req);
     if (k) k->active = 1;
-    pthread_mutex_unlock(&kept_lock);
+}
+
+static int any_kept(int count, const Cart_request requests[])
+{
+    for (int i = 0; i < count; i++)
+        if (cc_request_attached(requests[i])) return 1;
+    return 0;
 }
 
 int cartcoll_f08_cart_start(Cart_request *request)
@@ -355,7 +330,7 @@ int cartcoll_f08_cart_start(Cart_request *request)
 
 int cartcoll_f08_cart_startall(int count, Cart_request requests[])
 {
-    if (!atomic_load(&kept_count) || count <= 0 || !requests) return Cart_startall(count, requests);
+    if (count <= 0 || !requests || !any_kept(count, requests)) return Cart_startall(count, requests);
     for (int i = 0; i < count; i++) refresh(requests[i]);
     int rc = Cart_startall(count, requests);
     if (rc == MPI_SUCCESS)
@@ -365,40 +340,35 @@ int cartcoll_f08_cart_startall(int count, Cart_request requests[])
 
 int cartcoll_f08_cart_wait(Cart_request *request)
 {
-    Cart_request before = request ? *request : CART_REQUEST_NULL;
+    kept *k = take(request);
     int rc = Cart_wait(request);
-    if (rc == MPI_SUCCESS) completed(before, *request, 1);
+    settle(k, request, rc == MPI_SUCCESS);
     return rc;
 }
 
 int cartcoll_f08_cart_test(Cart_request *request, int *flag)
 {
-    Cart_request before = request ? *request : CART_REQUEST_NULL;
+    kept *k = take(request);
     int rc = Cart_test(request, flag);
-    if (rc == MPI_SUCCESS && *flag) completed(before, *request, 1);
+    settle(k, request, rc == MPI_SUCCESS && *flag);
     return rc;
 }
 
-int cartcoll_f08_cart_request_free(Cart_request *request)
-{
-    Cart_request before = request ? *request : CART_REQUEST_NULL;
-    int rc = Cart_request_free(request);
-    if (rc == MPI_SUCCESS) completed(before, *request, 0);
-    return rc;
-}
+/* (the library frees what was kept with the request) */
+int cartcoll_f08_cart_request_free(Cart_request *request) { return Cart_request_free(request); }
 
 int cartcoll_f08_cart_waitall(int count, Cart_request requests[])
 {
-    if (!atomic_load(&kept_count) || count <= 0 || !requests) return Cart_waitall(count, requests);
-    Cart_request *before = malloc(sizeof(Cart_request) * (size_t)count);
-    if (before) memcpy(before, requests, sizeof(Cart_request) * (size_t)count);
+    if (count <= 0 || !requests || !any_kept(count, requests)) return Cart_waitall(count, requests);
+    kept **k = malloc(sizeof *k * (size_t)count);
+    for (int i = 0; k && i < count; i++) k[i] = take(&requests[i]);
     int rc = Cart_waitall(count, requests);
     /* Requests completed before a failure are freed too: release those (and
      * copy them back); a persistent one counts as completed only when all
      * did. */
-    for (int i = 0; before && i < count; i++)
-        completed(before[i], requests[i], rc == MPI_SUCCESS || requests[i] == CART_REQUEST_NULL);
-    free(before);
+    for (int i = 0; k && i < count; i++)
+        settle(k[i], &requests[i], rc == MPI_SUCCESS || requests[i] == CART_REQUEST_NULL);
+    free(k);
     return rc;
 }
 

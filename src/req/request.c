@@ -1,9 +1,10 @@
-/* Requests: what every kind shares -- making, freeing, reporting errors;
- * the kinds are plan_request.c, mpi_request.c and
+/* Requests: what every kind shares -- making, freeing, reporting errors,
+ * the private attachment; the kinds are plan_request.c, mpi_request.c and
  * partitioned.c. */
 #include "req/request.h"
 
 #include "base/errors.h"
+#include "req/attach.h"
 
 #include <stdlib.h>
 
@@ -26,10 +27,29 @@ void cc_request_destroy(Cart_request r)
 {
     if (!r) return;
     r->ops->destroy(r);
+    if (r->attach_free) r->attach_free(r->attach);
     free(r);
 }
 
 int cc_request_raise(Cart_request r, int code)
 {
     return r ? r->ops->raise(r, code) : cc_error_raise(MPI_COMM_SELF, code);
+}
+
+/* ---- the private attachment (attach.h) ----------------------------------- */
+
+void cc_request_attach(Cart_request r, void *data, void (*destroy)(void *))
+{
+    r->attach = data;
+    r->attach_free = destroy;
+}
+
+void *cc_request_attached(Cart_request r) { return r ? r->attach : NULL; }
+
+void *cc_request_detach(Cart_request r)
+{
+    void *data = r->attach;
+    r->attach = NULL;
+    r->attach_free = NULL;
+    return data;
 }

@@ -87,6 +87,9 @@ struct cart_request_s {
     /* progress list (progress.c) */
     atomic_flag busy;
     cc_list link;
+    /* the one private attachment (req/attach.h) */
+    void *attach;
+    void (*attach_free)(void *);
     /* MPI runs the operation (mpi_request.c; cs is then NULL): mreq is its
      * request, made by call.istart at each start, or (mpersist) MPI's
      * persistent request made once at _init and started with MPI_Start. */
@@ -156,7 +159,8 @@ static inline int cc_request_wait_alone(Cart_request r)
     return r->state == CC_REQ_ACTIVE && r->ops->wait_alone && r->ops->wait_alone(r);
 }
 
-/* Free r and what its kind holds. */
+/* Free r: what its kind holds, then its attachment (which may own memory
+ * the operation used). */
 void cc_request_destroy(Cart_request r);
 
 /* Progress list (progress.c). */
