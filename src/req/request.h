@@ -58,10 +58,10 @@ enum { CC_TUNE_TRIALS = 4 }; /* timed runs per candidate (the fastest counts) */
 struct cc_part;
 
 /* What one kind of request does; every entry is called with r->busy held
- * (destroy excepted: then nobody else holds r). */
+ * or while nobody else can reach r (a request being made or destroyed). */
 struct cc_req_ops {
-    /* Start a run: sets r->state (ACTIVE, or DONE with r->error on a
-     * failure) and returns MPI_SUCCESS or the error. */
+    /* Start a run: r->state becomes ACTIVE (DONE, with r->error, where a
+     * failure leaves nothing running); returns MPI_SUCCESS or the error. */
     int (*start)(Cart_request r);
     /* Advance an active run; *done when it finished (state DONE). */
     int (*advance)(Cart_request r, int *done);
@@ -84,7 +84,7 @@ struct cart_request_s {
     int error;                        /* code of a failed run, reported at completion */
     MPI_Comm user;                    /* its error handler gets our errors (cc_request_raise) */
     const char *who;                  /* the call that made it, for messages */
-    /* progress list (progress.c) */
+    /* exclusive access (cc_request_lock), the progress list (progress.c) */
     atomic_flag busy;
     cc_list link;
     /* the one private attachment (req/attach.h) */
