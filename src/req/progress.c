@@ -1,11 +1,17 @@
 /* The list of active requests of this process, so that waiting on one
  * request advances the others (MPI's progress rule for non-blocking
  * collectives), and the optional progress thread that advances them while
- * the application computes or waits in MPI. */
+ * the application computes or waits in MPI.
+ *
+ * Nothing calls MPI with the list lock held (as Open MPI's libnbc): a
+ * sweep marks the request it advances held and lets the lock go meanwhile;
+ * a held request stays in the list (cc_progress_remove waits), so the walk
+ * goes on from it and its owner cannot free it under the sweep. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "req/request.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -15,6 +21,7 @@ static atomic_int async_running; /* the progress thread waits on `wake` */
 static cc_list requests = CC_LIST_HEAD(requests); /* of Cart_request.link */
 static int count;
 static atomic_int listed; /* count, readable without the lock */
+static void remove_held(Cart_request r);
 
 void cc_progress_add(Cart_request r)
 {
@@ -28,15 +35,33 @@ void cc_progress_add(Cart_request r)
     pthread_mutex_unlock(&lock);
 }
 
+/* Take listed request r off the list (lock held). */
+static inline __attribute__((always_inline)) void take_off(Cart_request r)
+{
+    cc_list_remove(&r->link);
+    count--;
+    atomic_store(&listed, count);
+}
+
 void cc_progress_remove(Cart_request r)
 {
     pthread_mutex_lock(&lock);
-    if (cc_list_linked(&r->link)) {
-        cc_list_remove(&r->link);
-        count--;
-        atomic_store(&listed, count);
-    }
+    if (r->held) remove_held(r);
+    else if (cc_list_linked(&r->link)) take_off(r);
     pthread_mutex_unlock(&lock);
+}
+
+/* A sweep advances r (not for long): wait with the lock let go, then take
+ * r off; lock held on entry and return.  Out of line, so that the usual
+ * removal stays as short as it was. */
+static __attribute__((noinline)) void remove_held(Cart_request r)
+{
+    while (r->held) {
+        pthread_mutex_unlock(&lock);
+        sched_yield();
+        pthread_mutex_lock(&lock);
+    }
+    if (cc_list_linked(&r->link)) take_off(r);
 }
 
 int cc_progress_others(Cart_request self)
@@ -45,15 +70,18 @@ int cc_progress_others(Cart_request self)
     if (atomic_load(&listed) <= (self && cc_list_linked(&self->link) ? 1 : 0)) return 0;
     pthread_mutex_lock(&lock);
     int active = 0;
-    /* Advance under the list lock: requests cannot leave the list (and be
-     * freed) meanwhile; a request another thread is advancing is skipped.
-     * Errors stay with the request and surface when its owner completes it. */
+    /* A request another thread is advancing is skipped.  Errors stay with
+     * the request and surface when its owner completes it. */
     cc_list_foreach(it, &requests) {
         Cart_request r = cc_list_entry(it, struct cart_request_s, link);
         if (r == self || r->state != CC_REQ_ACTIVE) continue;
         if (cc_request_trylock(r)) {
             int done = 0;
+            r->held = 1;
+            pthread_mutex_unlock(&lock);
             (void)cc_request_advance(r, &done);
+            pthread_mutex_lock(&lock);
+            r->held = 0;
             cc_request_unlock(r);
             if (done) continue;
         }

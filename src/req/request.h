@@ -87,6 +87,7 @@ struct cart_request_s {
     /* exclusive access (cc_request_lock), the progress list (progress.c) */
     atomic_flag busy;
     cc_list link;
+    int held; /* a progress sweep advances it with the list lock let go (progress.c) */
     /* the one private attachment (req/attach.h) */
     void *attach;
     void (*attach_free)(void *);
