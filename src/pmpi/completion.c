@@ -18,12 +18,11 @@
  * forward the blocks its neighbours wait for, or both could wait forever
  * where MPI's own MPI_Ineighbor_* would have progressed inside MPI.
  *
- * Calls from inside cartcoll (pl_on() false) go straight to PMPI. */
+ * cartcoll itself never calls these (the drop-in's copy of the library
+ * calls PMPI: cmake/CartcollPreload.cmake). */
 #include "pmpi/preload.h"
 
 #include <stddef.h>
-
-static int must_drive(int mine) { return pl_needs_drive(mine); }
 
 /* Over reqs[0..n): *mine when any is the drop-in's; the number of its
  * persistent requests still active; *done: the first one complete (-1). */
@@ -74,7 +73,7 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status)
         return pl_complete(e, status);
     }
     if (e && pl_wait(e)) return PMPI_Wait(request, status); /* complete now: MPI only collects it */
-    while (must_drive(e != NULL)) {
+    while (pl_pending()) {
         int flag = 0;
         pl_drive();
         int rc = PMPI_Test(request, &flag, status);
@@ -92,7 +91,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         *flag = pl_state(e) != PL_ACTIVE;
         return *flag ? pl_complete(e, status) : MPI_SUCCESS;
     }
-    pl_drive_for(e != NULL);
+    pl_drive();
     return PMPI_Test(request, flag, status);
 }
 
@@ -107,7 +106,7 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         if (*flag) pl_status(status, MPI_SUCCESS); /* the run's error comes with its completion */
         return MPI_SUCCESS;
     }
-    pl_drive_for(e != NULL);
+    pl_drive();
     return PMPI_Request_get_status(request, flag, status);
 }
 
@@ -125,7 +124,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
     }
     for (;;) {
         int mine, done, active = scan(count, requests, &mine, &done);
-        if (!active && !must_drive(mine))
+        if (!active && !pl_pending())
             return finish_all(count, requests, statuses, PMPI_Waitall(count, requests, statuses));
         pl_drive();
         if (scan(count, requests, &mine, &done) > 0) continue;
@@ -140,7 +139,7 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
         return PMPI_Testall(count, requests, flag, statuses);
     int mine, done;
     scan(count, requests, &mine, &done);
-    pl_drive_for(mine);
+    pl_drive();
     if (scan(count, requests, &mine, &done) > 0) { /* MPI's all-or-nothing: touch none */
         *flag = 0;
         return MPI_SUCCESS;
@@ -173,7 +172,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
         return PMPI_Waitany(count, requests, index, status);
     for (;;) {
         int mine, done, active = scan(count, requests, &mine, &done);
-        if (done < 0 && !active && !must_drive(mine)) return PMPI_Waitany(count, requests, index, status);
+        if (done < 0 && !active && !pl_pending()) return PMPI_Waitany(count, requests, index, status);
         pl_drive();
         int flag = 0, rc = any_once(count, requests, index, &flag, status);
         if (rc != MPI_SUCCESS || flag) return rc;
@@ -186,7 +185,7 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
         return PMPI_Testany(count, requests, index, flag, status);
     int mine, done;
     scan(count, requests, &mine, &done);
-    pl_drive_for(mine);
+    pl_drive();
     return any_once(count, requests, index, flag, status);
 }
 
@@ -221,7 +220,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
         return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
     for (;;) {
         int mine, done, active = scan(incount, requests, &mine, &done);
-        if (done < 0 && !active && !must_drive(mine))
+        if (done < 0 && !active && !pl_pending())
             return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
         pl_drive();
         int rc = some_once(incount, requests, outcount, indices, statuses);
@@ -235,7 +234,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
         return PMPI_Testsome(incount, requests, outcount, indices, statuses);
     int mine, done;
     scan(incount, requests, &mine, &done);
-    pl_drive_for(mine);
+    pl_drive();
     return some_once(incount, requests, outcount, indices, statuses);
 }
 
@@ -282,12 +281,12 @@ int MPI_Cancel(MPI_Request *request)
 
 /* ---- blocking point-to-point calls while operations are pending ------------- */
 
-static int need_loop(void) { return pl_on() && pl_needs_drive(0); }
+static int need_loop(void) { return pl_on() && pl_pending(); }
 
 /* Complete rq (n requests), driving the drop-in's operations meanwhile. */
 static int wait_driving(int n, MPI_Request rq[], MPI_Status sts[])
 {
-    while (pl_needs_drive(0)) {
+    while (pl_pending()) {
         int flag = 0;
         pl_drive();
         int rc = PMPI_Testall(n, rq, &flag, sts);

@@ -10,10 +10,10 @@
  * MPI_Neighbor_* and MPI_Finalize (the report); fortran_requests.c: the
  * five MPI_Ineighbor_*, the calls that complete, free or cancel requests
  * (Open MPI's Fortran MPI_Wait would call PMPI_Wait on the drop-in's
- * generalized request, which only the drop-in completes), the blocking
- * point-to-point calls (progress while the program waits) and
- * MPI_Comm_free.  Open MPI 4.1 has no MPI-4 persistent neighbourhood
- * collectives (only MPIX_, left to MPI).
+ * generalized request, which only the drop-in completes) and the blocking
+ * point-to-point calls (progress while the program waits).  Open MPI 4.1
+ * has no MPI-4 persistent neighbourhood collectives (only MPIX_, left to
+ * MPI).
  *
  * `use mpi_f08` (libmpi_usempif08) calls Open MPI's internal ompi_x_f,
  * the same code as mpi_x_, for most of these and the profiling spelling

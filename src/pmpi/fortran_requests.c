@@ -1,7 +1,6 @@
 /* Fortran entry points of the drop-in for its requests, Open MPI only (see
  * fortran.c): the five MPI_Ineighbor_*, every call that completes, frees
- * or cancels requests, the blocking point-to-point calls and
- * MPI_Comm_free.
+ * or cancels requests and the blocking point-to-point calls.
  *
  * Open MPI's own Fortran bindings of these call PMPI_ directly.  For a
  * request of the drop-in -- a generalized request that only the drop-in
@@ -454,20 +453,6 @@ static void f_mrecv(void *buf, MPI_Fint *count, MPI_Fint *datatype, MPI_Fint *me
     *ierror = rc;
 }
 FORTRAN_NAMES(f_mrecv, mrecv, MPI_MRECV);
-
-/* ---- MPI_Comm_free ------------------------------------------------------------------ */
-
-/* cartcoll's delete callbacks call MPI (MPI_Wait, MPI_Comm_free): through
- * the C MPI_Comm_free they go straight to PMPI (preload.c). */
-static void f_comm_free(MPI_Fint *comm, MPI_Fint *ierror)
-{
-    OFF_GOES_TO_MPI(f_comm_free, "mpi_comm_free_", comm, ierror);
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    int rc = MPI_Comm_free(&c);
-    if (rc == MPI_SUCCESS) *comm = PMPI_Comm_c2f(c);
-    *ierror = rc;
-}
-FORTRAN_NAMES(f_comm_free, comm_free, MPI_COMM_FREE);
 
 #else
 

@@ -18,10 +18,7 @@
     do {                                                             \
         if (!request || !pl_take(comm, 1, NULL)) return (pmpi_call); \
         Cart_request cr_ = CART_REQUEST_NULL;                        \
-        int saved_ = pl_inside;                                      \
-        pl_inside = 1;                                               \
         int rc_ = (cart_call);                                       \
-        pl_inside = saved_;                                          \
         if (rc_ != MPI_SUCCESS) return rc_;                          \
         return pl_req_nonblocking(cr_, request);                     \
     } while (0)
@@ -79,10 +76,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
         int cart_ = 0;                                                 \
         if (!request || !pl_take(comm, 0, &cart_)) return (pmpi_call); \
         Cart_request cr_ = CART_REQUEST_NULL;                          \
-        int saved_ = pl_inside;                                        \
-        pl_inside = 1;                                                 \
         int rc_ = (cart_call);                                         \
-        pl_inside = saved_;                                            \
         if (rc_ != MPI_SUCCESS) return rc_;                            \
         return pl_req_persistent(cr_, cart_, request);                 \
     } while (0)

@@ -32,8 +32,9 @@
  *
  * The library itself calls MPI functions the drop-in defines (the detecting
  * graph constructors call MPI_Dist_graph_create_adjacent, requests call
- * MPI_Testall and MPI_Start): a per-thread flag sends those inner calls
- * straight to PMPI. */
+ * MPI_Testall and MPI_Startall): the drop-in carries its own copy of the
+ * library, built to call those through PMPI (cmake/CartcollPreload.cmake),
+ * so the Cart_ calls below never come back into it. */
 #include "pmpi/preload.h"
 
 #include <pthread.h>
@@ -45,7 +46,6 @@
 enum { MODE_OFF, MODE_ON, MODE_PASSTHROUGH };
 enum { KIND_OTHER = 1, KIND_GRAPH, KIND_CARTESIAN }; /* attribute values */
 
-_Thread_local int pl_inside;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int mode = MODE_ON, report, threaded;
 static int keyval = MPI_KEYVAL_INVALID;
@@ -69,7 +69,7 @@ static void setup(void)
 int pl_on(void)
 {
     pthread_once(&once, setup);
-    return mode != MODE_OFF && !pl_inside;
+    return mode != MODE_OFF;
 }
 
 int pl_threaded(void) { return threaded; }
@@ -129,8 +129,6 @@ int pl_take(MPI_Comm comm, int count, int *is_cart)
 
 static int take(MPI_Comm comm) { return pl_take(comm, 1, NULL); }
 
-#define THROUGH(call) PL_THROUGH(call)
-
 /* Error codes with a sentence, made once per sentence (MPI_Add_error_code
  * codes are a scarce resource); the class alone if that fails. */
 int pl_request_error(int cls, const char *what)
@@ -166,11 +164,9 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     if (!pl_on())
         return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                                destweights, info, reorder, comm_dist_graph);
-    pl_inside = 1;
     int rc = Cart_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
                                              destweights, info, reorder, comm_dist_graph);
     if (rc == MPI_SUCCESS) remember(*comm_dist_graph, detected(*comm_dist_graph) ? KIND_CARTESIAN : KIND_GRAPH);
-    pl_inside = 0;
     return rc;
 }
 
@@ -181,11 +177,9 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     if (!pl_on())
         return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                       comm_dist_graph);
-    pl_inside = 1;
     int rc = Cart_dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder,
                                     comm_dist_graph);
     if (rc == MPI_SUCCESS) remember(*comm_dist_graph, detected(*comm_dist_graph) ? KIND_CARTESIAN : KIND_GRAPH);
-    pl_inside = 0;
     return rc;
 }
 
@@ -204,7 +198,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
                            MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!take(comm)) return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    THROUGH(Cart_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    return Cart_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -212,14 +206,14 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
 {
     if (!take(comm))
         return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-    THROUGH(Cart_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+    return Cart_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm)
 {
     if (!take(comm)) return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-    THROUGH(Cart_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
+    return Cart_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -229,7 +223,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
     if (!take(comm))
         return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                        recvtype, comm);
-    THROUGH(Cart_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
+    return Cart_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -239,27 +233,15 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
     if (!take(comm))
         return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                        recvtypes, comm);
-    THROUGH(Cart_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
+    return Cart_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 
-/* ---- communicators freed, the report ------------------------------------- */
-
-/* Freeing runs cartcoll's delete callbacks, which call MPI (MPI_Wait on a
- * private duplicate being made, MPI_Comm_free): those go to PMPI, not
- * through the drop-in's completion calls. */
-int MPI_Comm_free(MPI_Comm *comm)
-{
-    int saved = pl_inside;
-    pl_inside = 1;
-    int rc = PMPI_Comm_free(comm);
-    pl_inside = saved;
-    return rc;
-}
+/* ---- the report ----------------------------------------------------------- */
 
 int MPI_Finalize(void)
 {
     pthread_once(&once, setup);
-    if (!pl_inside && mode != MODE_OFF) pl_drain(); /* requests the program freed while active */
+    if (mode != MODE_OFF) pl_drain(); /* requests the program freed while active */
     if (report && mode != MODE_OFF) {
         long v[4] = { atomic_load(&seen), atomic_load(&cartesian), atomic_load(&calls), atomic_load(&accelerated) };
         long s[4] = { 0, 0, 0, 0 };
@@ -269,6 +251,5 @@ int MPI_Finalize(void)
             fprintf(stderr, "cartcoll_preload: communicators %ld seen, %ld Cartesian; calls %ld, %ld accelerated\n",
                     s[0], s[1], s[2], s[3]);
     }
-    pl_inside = 1; /* MPI_Finalize runs cartcoll's callbacks on MPI_COMM_SELF */
     return PMPI_Finalize();
 }

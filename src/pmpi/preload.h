@@ -1,6 +1,6 @@
 /* What the files of the PMPI drop-in (libcartcoll_preload.so) share:
- * the mode, the per-thread guard against recursion, the classification of
- * communicators and the report's counters (preload.c), the table of the
+ * the mode, the classification of communicators and the report's
+ * counters (preload.c), the table of the
  * requests it hands out (requests.c), and the completion calls' view of
  * that table (completion.c).  Built on the public API only. */
 #ifndef CC_PMPI_PRELOAD_H
@@ -14,16 +14,11 @@
 /* Only the MPI_ and mpi_ entry points leave the library. */
 #pragma GCC visibility push(hidden)
 
-/* ---- preload.c: mode, guard, classification, counters -------------------- */
+/* ---- preload.c: mode, classification, counters ------------------------- */
 
-/* Set while this thread runs a call the drop-in made into cartcoll (or a
- * PMPI call that runs callbacks): the MPI_ functions the library calls then
- * go straight to PMPI. */
-extern _Thread_local int pl_inside;
-
-/* Whether intercepted calls are handled here now: the drop-in is not off
- * and this thread is not inside a call it made.  Reads the environment on
- * first use. */
+/* Whether intercepted calls are handled here: the drop-in is not off.
+ * Reads the environment on first use.  (The drop-in's copy of the library
+ * calls MPI through PMPI, never through these entry points.) */
 int pl_on(void);
 
 /* Whether a neighbourhood call on comm goes through cartcoll; counts it
@@ -36,16 +31,6 @@ void pl_count(int cartesian);
 
 /* MPI_Init_thread's level is MPI_THREAD_MULTIPLE. */
 int pl_threaded(void);
-
-/* Run `call` (an expression calling cartcoll) with the guard set. */
-#define PL_THROUGH(call)           \
-    do {                           \
-        int saved_ = pl_inside;    \
-        pl_inside = 1;             \
-        int rc_ = (call);          \
-        pl_inside = saved_;        \
-        return rc_;                \
-    } while (0)
 
 /* Raise error class `cls` with the sentence `what` on MPI_COMM_WORLD's
  * handler (where both MPIs raise errors about requests) and return the
@@ -79,24 +64,15 @@ pl_req *pl_find(MPI_Request handle);
 int pl_is_persistent(const pl_req *e);
 
 /* Advance every active operation of the drop-in once; completes those that
- * finished (non-blocking: MPI_Grequest_complete; persistent: PL_DONE). */
+ * finished (non-blocking: MPI_Grequest_complete; persistent: PL_DONE).
+ * Any thread that calls MPI may drive: cartcoll's progress thread never
+ * comes here (the drop-in's copy of the library calls PMPI). */
 void pl_drive(void);
 
 /* Complete e's operation with Cart_wait (MPI_Wait on e alone): 1 when
  * done (then e is as pl_drive leaves a finished one), 0 when e is not
  * active or another thread advances it. */
 int pl_wait(pl_req *e);
-
-/* Whether a call must drive (`mine`: it involves requests of the
- * drop-in): something is pending and this is a program thread (one that
- * made, started or waited for a request of the drop-in; never cartcoll's
- * progress thread).  Program threads drive even where cartcoll's progress
- * thread runs: whether it runs cannot be known from outside (the library
- * starts it only for some communicators and calls), and only program
- * threads complete the drop-in's requests. */
-int pl_needs_drive(int mine);
-/* pl_drive() where pl_needs_drive(mine). */
-void pl_drive_for(int mine);
 
 /* Persistent request e: its state; make a PL_DONE one inactive (the
  * program completed it) and fill *status (may be MPI_STATUS_IGNORE);

@@ -45,10 +45,6 @@ static cc_list *bucket; /* chained hash table (of pl_req.hlink), nbucket a power
 static size_t nbucket, count;
 static cc_list pending = CC_LIST_HEAD(pending); /* of pl_req.plink */
 static atomic_int nentries, npending, norphans;
-/* This thread made, started or waited for a request of the drop-in: a
- * program thread, never cartcoll's progress thread (which must not drive:
- * it calls MPI with cartcoll's list lock held). */
-static _Thread_local int program_thread;
 
 /* Single-threaded programs (and FUNNELED, SERIALIZED) need no lock. */
 static void lock(void)
@@ -196,7 +192,6 @@ static int cancel_fn(void *extra, int complete)
 
 int pl_req_nonblocking(Cart_request cr, MPI_Request *handle)
 {
-    program_thread = 1;
     pl_req *e = calloc(1, sizeof *e);
     int rc = e ? PMPI_Grequest_start(query_fn, free_fn, cancel_fn, e, &e->handle) : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {
@@ -217,17 +212,13 @@ int pl_req_nonblocking(Cart_request cr, MPI_Request *handle)
     free(e);
     /* No handle to give: finish the operation here, so that nothing is left
      * running that the other processes wait for. */
-    int saved = pl_inside;
-    pl_inside = 1;
     Cart_wait(&cr);
-    pl_inside = saved;
     return rc;
 }
 
 int pl_req_persistent(Cart_request cr, int cartesian, MPI_Request *handle)
 {
     static char nothing;
-    program_thread = 1;
     pl_req *e = calloc(1, sizeof *e);
     /* A receive from this process on MPI_COMM_SELF: a legal persistent
      * request that MPI treats as inactive everywhere (it is never started:
@@ -249,10 +240,7 @@ int pl_req_persistent(Cart_request cr, int cartesian, MPI_Request *handle)
         PMPI_Request_free(&e->handle);
     }
     free(e);
-    int saved = pl_inside;
-    pl_inside = 1;
     Cart_request_free(&cr);
-    pl_inside = saved;
     return rc;
 }
 
@@ -279,10 +267,7 @@ static void finished(pl_req *e)
         MPI_Request g = e->handle;
         PMPI_Wait(&g, MPI_STATUS_IGNORE); /* free_fn: marks e dead, leaves it to us */
     } else {
-        int saved = pl_inside;
-        pl_inside = 1;
         Cart_request_free(&e->cr);
-        pl_inside = saved;
         PMPI_Request_free(&e->handle);
         lock();
         unhash(e);
@@ -296,10 +281,8 @@ static void finished(pl_req *e)
  * advances every other active cartcoll operation of this process. */
 static void step(pl_req *e)
 {
-    int flag = 0, saved = pl_inside;
-    pl_inside = 1;
+    int flag = 0;
     int rc = Cart_test(&e->cr, &flag);
-    pl_inside = saved;
     if (flag) {
         e->error = rc;
         finished(e);
@@ -325,11 +308,7 @@ int pl_wait(pl_req *e)
     if (take) e->stepping = 1;
     unlock();
     if (!take) return 0;
-    program_thread = 1;
-    int saved = pl_inside;
-    pl_inside = 1;
     int rc = Cart_wait(&e->cr);
-    pl_inside = saved;
     e->error = rc;
     finished(e);
     return 1;
@@ -337,42 +316,28 @@ int pl_wait(pl_req *e)
 
 void pl_drive(void)
 {
-    static _Thread_local pl_req **snap;
-    static _Thread_local size_t cap;
     if (!pl_pending()) return;
-    size_t n = 0;
+    /* The entries this call advances, on the stack unless many are pending
+     * (not a static buffer: a program's error handler, run from inside
+     * Cart_test, may come back here). */
+    pl_req *small[16], **snap = small;
+    size_t n = 0, cap = sizeof small / sizeof *small;
     lock();
+    size_t want = (size_t)atomic_load(&npending);
+    if (want > cap) {
+        pl_req **s = malloc(want * sizeof *s);
+        if (s) snap = s, cap = want;
+    }
     cc_list_foreach(it, &pending) {
+        if (n >= cap) break;
         pl_req *e = cc_list_entry(it, pl_req, plink);
         if (e->stepping) continue; /* another thread advances it */
-        if (n == cap) {
-            size_t c = cap ? 2 * cap : 16;
-            pl_req **s = realloc(snap, c * sizeof *s);
-            if (!s) break;
-            snap = s, cap = c;
-        }
         e->stepping = 1;
         snap[n++] = e;
     }
     unlock();
     for (size_t i = 0; i < n; i++) step(snap[i]);
-}
-
-int pl_needs_drive(int mine)
-{
-    /* A thread that waits for a request of the drop-in is a program thread
-     * (a request may be made in one thread and completed in another). */
-    if (mine) program_thread = 1;
-    /* Only program threads drive: cartcoll's progress thread, which never
-     * holds a request of the drop-in, calls MPI with cartcoll's list lock
-     * held, and driving there would take that lock again -- whether the
-     * thread was started by CARTCOLL_ASYNC_PROGRESS or by an info key. */
-    return pl_pending() && program_thread;
-}
-
-void pl_drive_for(int mine)
-{
-    if (pl_needs_drive(mine)) pl_drive();
+    if (snap != small) free(snap);
 }
 
 void pl_drain(void)
@@ -405,11 +370,7 @@ int pl_start(pl_req *e)
     if (pl_state(e) != PL_INACTIVE)
         return pl_request_error(MPI_ERR_REQUEST, "MPI_Start: the persistent neighbourhood collective request is "
                                                  "still active; complete it with MPI_Wait or MPI_Test first");
-    program_thread = 1;
-    int saved = pl_inside;
-    pl_inside = 1;
     int rc = Cart_start(&e->cr);
-    pl_inside = saved;
     if (rc != MPI_SUCCESS) return rc;
     lock();
     e->state = PL_ACTIVE;
@@ -438,10 +399,7 @@ int pl_free(pl_req *e, MPI_Request *handle)
     }
     unhash(e);
     unlock();
-    int saved = pl_inside;
-    pl_inside = 1;
     int rc = Cart_request_free(&e->cr);
-    pl_inside = saved;
     PMPI_Request_free(&e->handle);
     *handle = MPI_REQUEST_NULL;
     free(e);

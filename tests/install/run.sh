@@ -37,7 +37,7 @@ if [ -x "$prefix/bin/cartbench" ]; then
     grep -q "all cartcoll checks OK" "$work/cartbench.out" || { cat "$work/cartbench.out" >&2; exit 1; }
 fi
 # the installed drop-in on an unmodified program (built with plain mpicc,
-# outside any cartcoll tree): it finds libcartcoll next to itself
+# outside any cartcoll tree): it carries its own copy of the library
 ls "$prefix/lib/libcartcoll_preload.so" >/dev/null
 "$cc" "$src/tests/preload/neighbor_prog.c" "$src/tests/preload/graphs.c" -pthread -o "$work/neighbor_prog"
 case $("$launcher" --version 2>&1 | head -1) in
