@@ -1,6 +1,6 @@
 /* What the files of the PMPI drop-in (libcartcoll_preload.so) share:
  * the mode, the classification of communicators and the report's
- * counters (preload.c), the table of the
+ * counters (classify.c), the table of the
  * requests it hands out (requests.c), and the completion calls' view of
  * that table (completion.c).  Built on the public API only. */
 #ifndef CC_PMPI_PRELOAD_H
@@ -14,7 +14,7 @@
 /* Only the MPI_ and mpi_ entry points leave the library. */
 #pragma GCC visibility push(hidden)
 
-/* ---- preload.c: mode, classification, counters ------------------------- */
+/* ---- classify.c: mode, classification, counters ------------------------ */
 
 /* Whether intercepted calls are handled here: the drop-in is not off.
  * Reads the environment on first use.  (The drop-in's copy of the library
@@ -25,6 +25,15 @@ int pl_on(void);
  * (calls, and accelerated when comm has Cartesian schedules) when `count`.
  * *cartesian (may be NULL) says whether it ran Cartesian schedules. */
 int pl_take(MPI_Comm comm, int count, int *cartesian);
+
+/* Classify communicator c, just made through the drop-in (Cartesian
+ * schedules or a graph), and count it for the report. */
+void pl_remember(MPI_Comm c, int is_cart);
+
+/* The report's counters (communicators seen, Cartesian; calls, accelerated)
+ * into v; returns -1 when the drop-in is off, else whether
+ * CARTCOLL_PRELOAD_REPORT asks for the report. */
+int pl_report(long v[4]);
 
 /* Count one call that was taken (persistent requests count at each start). */
 void pl_count(int cartesian);
