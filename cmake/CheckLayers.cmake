@@ -5,10 +5,12 @@
 # build (target check_layers) and as a test:
 #   cmake -DSRC=<repo>/src -P cmake/CheckLayers.cmake
 # A layer's rank is its position in the list; util, geom, sched and base
-# form the bottom (util, geom and sched pure).
+# form the bottom (util, geom and sched pure); part (the partitioned
+# collectives' requests and transports) sits on req and under the api front,
+# which hands it the collectives it is made of as a function pointer.
 
 set(_pure util geom sched)
-set(_order util geom sched base topo bind exec choose req api pmpi)
+set(_order util geom sched base topo bind exec choose req part api pmpi)
 
 if(NOT SRC)
   message(FATAL_ERROR "CheckLayers: pass -DSRC=<source dir>")

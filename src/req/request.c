@@ -1,6 +1,6 @@
 /* Requests: what every kind shares -- making, freeing, reporting errors,
- * the private attachment; the kinds are plan_request.c, mpi_request.c and
- * partitioned.c. */
+ * the private attachment; the kinds are plan_request.c, mpi_request.c and,
+ * a layer above, part/request.c (partitioned). */
 #include "req/request.h"
 
 #include "base/errors.h"

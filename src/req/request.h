@@ -3,7 +3,8 @@
  * A request is one kind of operation behind one table of operations
  * (struct cc_req_ops): a plan of the library's own (plan_request.c; with
  * auto-tuning, tune.c), a collective MPI runs (mpi_request.c: global and
- * inter-communicator meaning), or a partitioned operation (partitioned.c).
+ * inter-communicator meaning), or a partitioned operation (part/request.c,
+ * a layer above: it hands its table down).
  * The generic code (request.c, completion.c, progress.c) only calls
  * through the table.
  *
@@ -97,7 +98,7 @@ struct cart_request_s {
     int mpersist;
     MPI_Request mreq;
     cc_mpicall call;
-    /* Partitioned (partitioned.h): the operation runs as part->inner. */
+    /* Partitioned (part/part.h, the layer above: opaque here). */
     struct cc_part *part;
     /* A plan (plan_request.c): */
     cc_comm *cs;                      /* reference held */

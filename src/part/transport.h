@@ -1,11 +1,14 @@
-/* The transports of the partitioned collectives (src/api/partitioned.c
- * checks the arguments and makes the whole-buffer request; these make the
- * faster transports beside it, all planned at _init):
- *   - part_early.c: the early bird, one persistent message per group of
+/* What the partitioned collectives' _init knows of a call and hands its
+ * transports (init.c checks the arguments and makes the whole-buffer
+ * request; these make the faster transports beside it, all planned at
+ * _init):
+ *   - early_setup.c: the early bird, one persistent message per group of
  *     partitions and edge, for the direct exchanges (allgather(v),
- *     alltoall(v, w));
- *   - part_pipeline.c: slices, the collective on groups of partitions,
- *     pipelined through schedules, trees and MPI's collectives. */
+ *     alltoall(v, w)) and, with global meaning, gatherv and scatterv;
+ *   - slices.c: slices, the collective on groups of partitions, pipelined
+ *     through schedules, trees and MPI's collectives.
+ * The collectives themselves (Cart_*_init) are the front's, a layer
+ * above: the front hands them down as a cc_part_maker. */
 #ifndef CC_PART_TRANSPORT_H
 #define CC_PART_TRANSPORT_H
 
@@ -24,13 +27,53 @@ typedef struct {
     cc_comm *cs;
 } where;
 
-/* ---- pipelined slices (part_pipeline.c) -------------------------------- */
+/* The collectives with a partitioned form, and the persistent calls
+ * (their own _init) the transports are made of. */
+enum {
+    CC_PC_BCAST,
+    CC_PC_GATHER,
+    CC_PC_GATHERV,
+    CC_PC_SCATTER,
+    CC_PC_SCATTERV,
+    CC_PC_ALLGATHER,
+    CC_PC_ALLGATHERV,
+    CC_PC_ALLTOALL,
+    CC_PC_ALLTOALLV,
+    CC_PC_ALLTOALLW,
+    CC_PC_REDUCE,
+    CC_PC_ALLREDUCE,
+    CC_PC_SCAN,
+    CC_PC_EXSCAN,
+    CC_PC_REDUCE_SCATTER_BLOCK,
+    CC_PC_REDUCE_SCATTER,
+    CC_PC_N
+};
 
-enum { PL_ALLTOALL, PL_ALLGATHER, PL_BCAST, PL_GATHER, PL_SCATTER, PL_REDUCE, PL_ALLREDUCE, PL_SCAN, PL_EXSCAN, PL_RSB };
+/* A persistent collective call: the arguments of Cart_<coll>_init (those
+ * coll does not take are ignored). */
+typedef struct {
+    int coll; /* CC_PC_* */
+    const void *sendbuf;
+    void *recvbuf;                          /* bcast: the buffer */
+    int count;                              /* bcast, reductions (reduce_scatter_block: per block) */
+    int sendcount, recvcount;
+    const int *sendcounts, *sdispls;        /* v (alltoallw: sendcounts) */
+    const int *recvcounts, *rdispls;        /* v (alltoallw, reduce_scatter: recvcounts) */
+    const MPI_Aint *sdispls_w, *rdispls_w;  /* alltoallw: in bytes */
+    MPI_Datatype sendtype, recvtype;        /* bcast, reductions: sendtype */
+    const MPI_Datatype *sendtypes, *recvtypes;
+    MPI_Op op;
+    int root;
+} cc_pwhole;
+
+/* Make call c on comm, as its Cart_*_init does (errors raised there). */
+typedef int (*cc_part_maker)(const cc_pwhole *c, MPI_Comm comm, MPI_Info info, Cart_request *out);
+
+/* ---- pipelined slices (slices.c) --------------------------------------- */
 
 /* A pipelined operation: this process's side of the collective. */
 typedef struct {
-    int kind, root;
+    int kind, root;        /* kind: CC_PC_* (the regular form) */
     const void *sendbuf;   /* MPI_IN_PLACE where the collective allows it */
     void *recvbuf;         /* bcast: the buffer */
     int sp;                /* send partitions per block (of the one send buffer) */
@@ -58,7 +101,7 @@ typedef struct {
     size_t pcb, pbb;
 } pipe_made;
 
-/* ---- the early bird (part_early.c) ------------------------------------ */
+/* ---- the early bird (early_setup.c) ------------------------------------ */
 
 /* The blocks of an allgather(v) or alltoall(v, w) as the early bird sees
  * them.  Send block i holds sparts(i) partitions of scount(i) elements at
@@ -79,6 +122,8 @@ typedef struct {
 } eb_blocks;
 
 enum { EB_ALL, EB_GATHER, EB_SCATTER };
+
+/* ---- what the transports decide (choice.c) ----------------------------- */
 
 /* Whether every process of c says yes (one small reduction). */
 int cc_part_agree(MPI_Comm c, int yes);
@@ -103,10 +148,10 @@ int cc_part_early_bird(const char *who, const eb_blocks *b, const void *sendbuf,
                        MPI_Datatype rtype, MPI_Comm comm, const where *w, MPI_Info info, int wanted, int *made,
                        Cart_request *request);
 
-/* The slices of a where they pay and every process qualifies (pm->n > 0),
- * else pm->n = 0.  Collective. */
+/* The slices of a (made by make) where they pay and every process
+ * qualifies (pm->n > 0), else pm->n = 0.  Collective. */
 int cc_part_slices(const char *who, const pipe_args *a, MPI_Comm comm, const where *w, MPI_Info info,
-                   pipe_made *pm);
+                   cc_part_maker make, pipe_made *pm);
 
 /* Hand the slices (if any) to the partitioned request made (rc) or free
  * them; returns rc or a new error. */
