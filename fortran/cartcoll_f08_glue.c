@@ -2,9 +2,9 @@
  *
  * One function per binding of the module cartcoll_f08 that needs converting:
  * Fortran handles to C (MPI_*_f2c), array sections and mpi_f08's sentinels
- * (cartcoll_f08_support.c), then the library's own function.  Bindings
+ * (cartcoll_f08_support.h), then the library's own function.  Bindings
  * with nothing to convert call the library directly (BIND(C) in the
- * module); request completion is hand-written (cartcoll_f08_support.c). */
+ * module); request completion is hand-written (cartcoll_f08_requests.c). */
 #include "cartcoll_f08_support.h"
 
 int cartcoll_f08_cart_neighborhood_create(MPI_Fint comm, int d, const int *dims, const int *periods, int t,

@@ -8,7 +8,7 @@ Makes:
                          TYPE(*), DIMENSION(..) buffers, optional ierror);
   cartcoll_f08_glue.c    one C function per binding that converts Fortran
                          handles, array sections and sentinels and calls the
-                         library (helpers: cartcoll_f08_support.c).
+                         library (helpers: cartcoll_f08_support.h).
 
 Both outputs are committed; run maint/gen.py after the list grows and
 commit what changes (the test generated_current fails when they are stale).
@@ -41,7 +41,7 @@ LOGICAL_ARRAYS = {
     ("Cart_create_sub", "remain_dims"): None,
 }
 WEIGHTS = {"weights", "sourceweights", "destweights", "targetweights"}
-# Request start and completion: hand-written glue (cartcoll_f08_support.c)
+# Request start and completion: hand-written glue (cartcoll_f08_requests.c)
 # that also refreshes, copies back and releases temporaries kept with the
 # request.
 COMPLETION = {"Cart_start", "Cart_startall", "Cart_wait", "Cart_test", "Cart_waitall", "Cart_request_free"}
@@ -642,9 +642,9 @@ def c_file(funcs):
             " *\n"
             " * One function per binding of the module cartcoll_f08 that needs converting:\n"
             " * Fortran handles to C (MPI_*_f2c), array sections and mpi_f08's sentinels\n"
-            " * (cartcoll_f08_support.c), then the library's own function.  Bindings\n"
+            " * (cartcoll_f08_support.h), then the library's own function.  Bindings\n"
             " * with nothing to convert call the library directly (BIND(C) in the\n"
-            " * module); request completion is hand-written (cartcoll_f08_support.c). */\n"
+            " * module); request completion is hand-written (cartcoll_f08_requests.c). */\n"
             '#include "cartcoll_f08_support.h"\n\n')
     return head + "\n".join(protos) + "\n\n" + "\n".join(defs)
 
