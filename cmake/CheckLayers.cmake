@@ -6,11 +6,14 @@
 #   cmake -DSRC=<repo>/src -P cmake/CheckLayers.cmake
 # A layer's rank is its position in the list; util, geom, sched and base
 # form the bottom (util, geom and sched pure); part (the partitioned
-# collectives' requests and transports) sits on req and under the api front,
-# which hands it the collectives it is made of as a function pointer.
+# collectives' requests and transports) sits on req and under coll and the
+# api front, which hands it the collectives it is made of as a function
+# pointer; coll (the collectives by family: checks, blocks and plans, then
+# the run; MPI's own collective for global meaning) sits under the api
+# front, which dispatches to it.
 
 set(_pure util geom sched)
-set(_order util geom sched base topo bind exec choose req part api pmpi)
+set(_order util geom sched base topo bind exec choose req part coll api pmpi)
 
 if(NOT SRC)
   message(FATAL_ERROR "CheckLayers: pass -DSRC=<source dir>")

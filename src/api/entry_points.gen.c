@@ -5,8 +5,8 @@
  * The Cart_ entry points of the [core] and [ortho] collectives, blocking,
  * non-blocking and persistent: each describes its arguments and calls one
  * front: the six [core] collectives cc_core_call with a cc_args
- * (src/api/collectives.c), the others cc_front_call with their descriptor
- * and a cc_mpicall (src/api/global.c). */
+ * (src/api/front.c: the families of src/coll/), the others cc_front_call
+ * with their descriptor and a cc_mpicall (src/api/front.c). */
 #include "cartcoll.h"
 
 #include "api/front.h"

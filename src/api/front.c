@@ -1,7 +1,8 @@
 /* The two fronts every generated entry point calls (api/entry_points.gen.c):
  * dispatch on what the communicator is (topo/kind.h) -- a neighbourhood
- * goes to the pipeline (collectives.c, neighbor.c), a plain intra- or an
- * inter-communicator to MPI's own collective (global.c, global_core.c). */
+ * goes to the pipeline (coll/nbh_run.c, coll/neighbor.c), a plain intra-
+ * or an inter-communicator to MPI's own collective (coll/global.c,
+ * coll/global_core.c). */
 #include "api/front.h"
 
 #include "base/errors.h"

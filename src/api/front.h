@@ -1,112 +1,21 @@
-/* The API front: one descriptor per collective and the dispatch of every
- * Cart_ collective on the structure of its communicator (topo/kind.h):
+/* The API front: the dispatch of every Cart_ collective on the structure of
+ * its communicator (topo/kind.h), into the families of coll/ (coll/coll.h):
  *   neighbourhoods (Cart_neighborhood_create, MPI_Cart_create, graphs,
- *     detected or not) -> the pipeline of collectives.c: Cartesian schedules
- *     for the six [core] collectives, per-edge plans for the others
- *     (neighbor.c);
- *   plain intra- and inter-communicators -> MPI's own collective (global.c). */
+ *     detected or not) -> the pipeline of coll/nbh_run.c: Cartesian
+ *     schedules for the six [core] collectives, per-edge plans for the
+ *     others (coll/neighbor.c);
+ *   plain intra- and inter-communicators -> MPI's own collective
+ *     (coll/global.c). */
 #ifndef CC_FRONT_H
 #define CC_FRONT_H
 
-#include <mpi.h>
+#include "coll/coll.h"
 
-#include "cartcoll.h"
-#include "bind/binding.h"
-#include "req/request.h"
-#include "topo/adopt.h" /* cc_adopt, cc_detect: neighbourhoods of communicators cartcoll did not make */
-
-enum { CC_MODE_BLOCKING, CC_MODE_NONBLOCKING, CC_MODE_PERSISTENT };
-
-/* What a collective's arguments mean, for the checks and for the copies a
- * persistent call keeps.  "V": a counts array (and displacements, where
- * the call has them) of one entry per process plus one datatype; "W": an
- * array of datatypes as well. */
-enum {
-    CC_F_ROOT = 1 << 0,       /* has a root */
-    CC_F_OP = 1 << 1,         /* has a reduction operation */
-    CC_F_SEND = 1 << 2,       /* sendcount/sendtype significant on every process */
-    CC_F_SEND_ROOT = 1 << 3,  /* ... at the root only (scatter) */
-    CC_F_RECV = 1 << 4,       /* recvcount/recvtype significant on every process */
-    CC_F_RECV_ROOT = 1 << 5,  /* ... at the root only (gather) */
-    CC_F_NO_NBH = 1 << 6,     /* undefined on neighbourhoods (MPI_ERR_TOPOLOGY) */
-    CC_F_SENDV = 1 << 7,      /* sendcounts/sdispls/sendtype on every process */
-    CC_F_SENDV_ROOT = 1 << 8, /* ... at the root only (scatterv) */
-    CC_F_RECVV = 1 << 9,      /* recvcounts/rdispls/recvtype on every process */
-    CC_F_RECVV_ROOT = 1 << 10,/* ... at the root only (gatherv) */
-    CC_F_W = 1 << 11,         /* counts, displacements and datatypes arrays on both sides */
-    CC_F_LOCAL_N = 1 << 12    /* arrays have one entry per process of the local group (reduce_scatter) */
-};
-
-/* One collective: its checks and MPI's implementation (global and
- * inter-communicator meaning) as a non-blocking call. */
-typedef struct cc_coll {
-    const char *name;
-    unsigned flags;
-    int nbh;          /* the collective with neighbourhood meaning (CC_BCAST ...), 0: undefined there */
-    int (*blocking)(const cc_mpicall *c);
-    int (*istart)(const cc_mpicall *c, MPI_Request *rq);
-    /* MPI's persistent collective (MPI_X_init / MPIX_X_init), NULL where
-     * the MPI has none or it is not trusted (global.c) */
-    int (*pinit)(const cc_mpicall *c, MPI_Info info, MPI_Request *rq);
-} cc_coll;
-
-/* The descriptors cc_coll_barrier ... cc_coll_alltoallw: one per row of
- * the list of collectives (maint/collectives.py), defined in global.c. */
-#include "api/collectives.gen.h"
-#define CC_COLL_EXTERN(lower, ...) extern const cc_coll cc_coll_##lower;
-CC_COLLECTIVES(CC_COLL_EXTERN)
-#undef CC_COLL_EXTERN
-
-/* The front of the six [core] collectives (collectives.c), called by their
+/* The front of the six [core] collectives (front.c), called by their
  * entry points (entry_points.gen.c) with call a: dispatch on what comm is
  * (neighbourhood: cc_nbh_run; plain or inter: cc_global_core).  Errors are
  * raised on comm. */
 int cc_core_call(const char *who, const cc_args *a, MPI_Comm comm, int mode, MPI_Info info, Cart_request *request);
-
-/* Run call c of collective `coll` with its global (or inter-communicator)
- * meaning: local checks, then MPI's collective in the given mode.  Errors
- * are raised on c->comm. */
-int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode, MPI_Info info,
-                  Cart_request *request);
-
-/* Where the MPI underneath gets call c of collective `coll` wrong in this
- * mode (the route table of global_routes.c): route it through MPI calls
- * that are right (c->istart, and what it needs in c->scratch or in
- * c->owned, which must be NULL then; a changed c->istart means MPI's
- * persistent form must not be used).  Called once the call's arguments are
- * checked and kept.  Returns MPI_SUCCESS or an error code (not raised). */
-int cc_global_route(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode);
-
-/* Local checks of call c of collective k on an intra-communicator whose
- * argument arrays have nsend / nrecv entries (-1: one per process): request,
- * root (*root_here: this process is it), operation, significant counts,
- * arrays and datatypes.  Returns MPI_SUCCESS or an error code (not raised). */
-int cc_coll_check(const cc_coll *k, const char *who, const cc_mpicall *c, int nsend, int nrecv, int mode,
-                  const Cart_request *request, int *root_here);
-
-/* Run call a on a communicator with a neighbourhood (kind CC_KIND_NBH with
- * its cc_comm cs, or CC_KIND_CART / CC_KIND_GRAPH, adopted here): the
- * pipeline of collectives.c.  Errors are raised on comm. */
-/* Rooted collectives along trees (rooted.c; the tree is chosen by
- * choose/choose.h's cc_rooted_tree).  cc_rooted_blocks: the call's blocks for
- * a tree (what this process sends, receives, and the layout of scratch on
- * the way); cc_rooted_plan: the plan (its local plan depends on the root
- * and is owned by the plan).  Local: MPI_SUCCESS or an error code. */
-int cc_rooted_blocks(const cc_args *a, const cc_nbh *n, cc_blocks **out);
-int cc_rooted_plan(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, int persistent, int tree,
-                   cc_choice want, int tag, cc_blocks *blocks, cc_plan **plan);
-
-int cc_nbh_run(const char *who, const cc_args *a, MPI_Comm comm, int kind, cc_comm *cs, int mode, MPI_Info info,
-               Cart_request *request);
-
-/* The seed-000 collectives with neighbourhood meaning (neighbor.c): checks,
- * then cc_nbh_run.  c is released. */
-int cc_nbh_call(const cc_coll *coll, const char *who, cc_mpicall *c, int kind, cc_comm *cs, int mode,
-                MPI_Info info, Cart_request *request);
-
-/* The six [core] collectives (call a) with global meaning. */
-int cc_global_core(const char *who, const cc_args *a, MPI_Comm comm, int inter, int mode, MPI_Info info,
-                   Cart_request *request);
 
 /* Entry of the seed-000 collectives: dispatch on the communicator's kind. */
 int cc_front_call(const cc_coll *coll, const char *who, cc_mpicall *c, int mode, MPI_Info info,

@@ -2,7 +2,7 @@
  * gather, scatter, reduce): they ride on the dimension-wise trees of the
  * allgather's (bcast, gather, reduce) or alltoall's (scatter) schedules,
  * chosen here by the same model as those collectives; the blocks and the
- * plan along the chosen tree are the front's (api/rooted.c). */
+ * plan along the chosen tree are coll/rooted.c's. */
 #include "choose/choose.h"
 
 #include "base/errors.h"

@@ -51,7 +51,7 @@ typedef struct cc_mpicall {
     void *owned;
     MPI_Datatype *dups;
     int ndups;
-    void *scratch; /* memory of a route's istart (api/global_routes.c), freed with the call */
+    void *scratch; /* memory of a route's istart (coll/global_routes.c), freed with the call */
 } cc_mpicall;
 
 void cc_mpicall_release(cc_mpicall *c);

@@ -4,7 +4,8 @@
  * Cart_dist_graph_create[_adjacent] made a distributed graph that is
  * Cartesian (graph_detect.c; its pure offset arithmetic is
  * geom/detect.h).  Both attach the neighbourhood to the communicator
- * (topo/comm.h); the front (api/) only calls them. */
+ * (topo/comm.h); the front (api/) and the collectives (coll/) only call
+ * them. */
 #ifndef CC_ADOPT_H
 #define CC_ADOPT_H
 

@@ -45,7 +45,7 @@
  *    predefined operations on predefined types), so derived types meet the
  *    reductions with the user-defined operation only.
  *  - Open MPI 4.1: MPI_Ibarrier on an inter-communicator returns before the
- *    other group entered; cartcoll routes around it (src/api/global_routes.c),
+ *    other group entered; cartcoll routes around it (src/coll/global_routes.c),
  *    so the early-leave check runs in every form.
  *  - Open MPI 4.1: MPI_Alltoallw on one process (coll/self) multiplies the
  *    byte displacements by the extent; there the w variants' single block

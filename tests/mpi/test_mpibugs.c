@@ -2,7 +2,7 @@
  * meaning (include/cartcoll.h, "One interface set"): on a communicator
  * without topology every Cart_ collective is MPI's own collective, so a
  * wrong MPI collective would give wrong data silently.  This program runs
- * every collective that src/api/global.c and global_core.c delegate --
+ * every collective that src/coll/global.c and global_core.c delegate --
  * barrier, bcast, gather(v), scatter(v), reduce, allreduce,
  * reduce_scatter(_block), scan, exscan, and the [core] allgather(v,w),
  * alltoall(v,w) -- in all three forms (blocking; Cart_iX + Cart_wait;

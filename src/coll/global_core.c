@@ -3,7 +3,7 @@
  * alltoall(v,w) directly, allgatherw as an alltoallw sending the one block
  * to every process).  MPI_Alltoallw counts displacements in int bytes: w
  * displacements are converted into arrays the request owns. */
-#include "api/front.h"
+#include "coll/coll.h"
 
 #include "base/errors.h"
 

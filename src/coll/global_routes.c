@@ -20,7 +20,7 @@
  * non-blocking or persistent request; MPI's persistent collective is then
  * not used) and keeps what it needs in c->owned or c->scratch, allocated
  * here, at the call or the _init: a start allocates nothing. */
-#include "api/front.h"
+#include "coll/coll.h"
 
 #include "base/errors.h"
 

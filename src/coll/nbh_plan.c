@@ -1,26 +1,23 @@
-/* The pipeline of the six [core] collectives in blocking, non-blocking and
- * persistent form, and of the others with neighbourhood meaning: checks,
- * choice, plan(s), request.  The entry points (entry_points.gen.c, made by
- * maint/gen.py) describe their blocks in a cc_args and call cc_core_call. */
+/* The neighbourhood pipeline's planning (coll/nbh.h), called by its run
+ * (nbh_run.c): the checks of a call's arguments and blocks, its blocks
+ * described once for checks, model and plans, and its plans -- the
+ * candidates of the Cartesian schedules (the six [core] collectives), the
+ * allreduce that reduces on the way or gathers and reduces, the rooted
+ * trees (rooted.c) and the per-edge plans of the other seed-000
+ * collectives. */
 #include "cartcoll.h"
 
-#include "api/front.h"
+#include "coll/coll.h"
+#include "coll/nbh.h"
+#include "base/errors.h"
 #include "bind/binding.h"
 #include "choose/choose.h"
-#include "req/agree.h"
-#include "base/errors.h"
-#include "topo/comm.h"
 #include "exec/plan.h"
 #include "exec/plancache.h"
-#include "req/request.h"
-#include "topo/kind.h"
+#include "topo/comm.h"
 #include "util/alloc.h"
 
 #include <stdio.h>
-
-_Static_assert(CC_ALLGATHER == CART_ALLGATHER && CC_ALLTOALL == CART_ALLTOALL, "collective codes");
-_Static_assert(CC_DIRECT == CART_ALGORITHM_DIRECT && CC_COMBINING == CART_ALGORITHM_COMBINING &&
-               CC_TORUS == CART_ALGORITHM_TORUS && CC_AUTO == CART_ALGORITHM_AUTO, "algorithm codes");
 
 /* ---- argument checks --------------------------------------------------- */
 
@@ -102,9 +99,10 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
     return MPI_SUCCESS;
 }
 
-static int check_args(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
+/* (coll/nbh.h) */
+int cc_nbh_check_call(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
 {
-    if (a->collective > CC_ALLTOALL) return MPI_SUCCESS; /* checked by the front (api/neighbor.c) */
+    if (a->collective > CC_ALLTOALL) return MPI_SUCCESS; /* checked by the front (coll/neighbor.c) */
     if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
         return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
     int rc = check_side(priv, who, a, CC_SIDE_SEND, cc_nbh_nsendblocks(n));
@@ -112,7 +110,7 @@ static int check_args(MPI_Comm priv, const char *who, const cc_args *a, const cc
     return rc;
 }
 
-/* ---- the pipeline ------------------------------------------------------ */
+/* ---- planning ------------------------------------------------------------ */
 
 static int status_code(const char *who, int status)
 {
@@ -120,31 +118,16 @@ static int status_code(const char *who, int status)
     return cc_error_code(MPI_ERR_COUNT, "%s: the schedule is too large for this neighbourhood", who);
 }
 
-static void release_plan(cc_comm *cs, cc_plan *p)
+void cc_nbh_plan_release(cc_comm *cs, cc_plan *p)
 {
     if (p->cached) cc_plancache_release(cs, p);
     else cc_plan_free(p);
 }
 
-/* A blocking call runs its plan here, without a request; while it waits it
- * advances the caller's other active requests (MPI's progress rule). */
-static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p, int reused)
-{
-    int done = 0, rc = reused ? cc_plan_start_reused(p) : cc_plan_start(p);
-    while (rc == MPI_SUCCESS) {
-        rc = cc_plan_test(p, &done);
-        if (rc != MPI_SUCCESS || done) break;
-        if (cc_progress_others(NULL) == 0) rc = cc_plan_wait_phase(p);
-    }
-    release_plan(cs, p);
-    return rc == MPI_SUCCESS ? MPI_SUCCESS : cc_error_mpi(comm, rc, who);
-}
-
-/* A call's blocks, described once for checks, model and plans.  Local:
- * MPI_SUCCESS or an error code (not raised). */
 static int gathered(const cc_args *a, const cc_nbh *n, int special);
 
-static int describe_call(const char *who, const cc_args *a, const cc_nbh *n, int special, cc_blocks **blocks)
+/* (coll/nbh.h) */
+int cc_nbh_describe(const char *who, const cc_args *a, const cc_nbh *n, int special, cc_blocks **blocks)
 {
     int rc;
     if (gathered(a, n, special)) {
@@ -209,12 +192,8 @@ static int gathered(const cc_args *a, const cc_nbh *n, int special)
     return a->collective == CC_ALLREDUCE && !n->graph && !special;
 }
 
-/* Decide for call a under the choice `want` whether it takes a schedule of
- * its own (*special: its algorithm, else 0): an allreduce that reduces on
- * the way, a rooted collective along trees (api/rooted.c).  Everything it
- * reads is the same on every process once want is.  Local: MPI_SUCCESS or
- * an error code. */
-static int special_of(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *special)
+/* (coll/nbh.h) */
+int cc_nbh_special(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *special)
 {
     int size = 0, st = CC_OK;
     *special = 0;
@@ -265,10 +244,6 @@ static int *gathered_operands(cc_nbh *n, int *len)
     return ops;
 }
 
-/* Plan a call over its blocks: the candidates, one plan each; a cacheable
- * call's plan goes into the plan cache.  Local: returns MPI_SUCCESS or an
- * error code (not raised).  Non-persistent plans get their tag later
- * (cc_comm_tag), persistent ones use `tag`. */
 /* CARTCOLL_VERBOSE: the candidate plans of a call (rank 0). */
 static void report_plans(const char *who, cc_plan *const *plans, int nplans)
 {
@@ -279,7 +254,8 @@ static void report_plans(const char *who, cc_plan *const *plans, int nplans)
     fprintf(stderr, "\n");
 }
 
-static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
+/* (coll/nbh.h) */
+int cc_nbh_plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
                      cc_choice want, int special, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
     cc_nbh *n = cs->nbh;
@@ -300,7 +276,7 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
             /* the root reduces what it gathered, in neighbour order */
             int len = 0, *ops = gathered_operands(n, &len);
             if (!ops || cc_plan_set_reduce(plans[0], ops, len) != MPI_SUCCESS) {
-                release_plan(cs, plans[0]);
+                cc_nbh_plan_release(cs, plans[0]);
                 *nplans = 0;
                 rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory while planning", who);
             }
@@ -349,123 +325,11 @@ static int plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
         }
     }
     if (rc != MPI_SUCCESS) {
-        for (int i = 0; i < *nplans; i++) release_plan(cs, plans[i]);
+        for (int i = 0; i < *nplans; i++) cc_nbh_plan_release(cs, plans[i]);
         *nplans = 0;
         return rc;
     }
     if (cacheable) cc_plancache_put(cs, a, plans[0]);
     if (cc_verbose() && n->rank == 0) report_plans(who, plans, *nplans);
     return MPI_SUCCESS;
-}
-
-/* Blocking and non-blocking calls: every check is local and a failed call
- * takes no tag, so processes that fail differently stay in step. */
-static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, int mode,
-                     Cart_request *request)
-{
-    cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0, rc = MPI_SUCCESS, cacheable = 0, special = 0;
-    if (mode != CC_MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
-    if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
-    if (rc == MPI_SUCCESS) rc = special_of(who, a, cs->nbh, cs->nbh->defaults, &special);
-    if (rc == MPI_SUCCESS) {
-        int rooted = a->collective >= CC_BCAST && a->collective <= CC_REDUCE;
-        cacheable = (a->collective <= CC_ALLTOALL || a->collective == CC_ALLREDUCE || rooted) && !cs->nbh->graph &&
-                    /* (the cache reads t entries of the caller's arrays) */
-                    cc_nbh_nsendblocks(cs->nbh) == cs->nbh->t && cc_nbh_nrecvblocks(cs->nbh) == cs->nbh->t &&
-                    (rooted ? cc_plancache_eligible_rooted(a, a->root == cs->nbh->rank)
-                            : cc_plancache_eligible(a, cs->nbh->t));
-    }
-    /* A repeated call reuses its plan (a cache hit had identical arguments,
-     * checked before). */
-    int hit = 0;
-    if (rc == MPI_SUCCESS && cacheable && (plans[0] = cc_plancache_take(cs, a)) != NULL) {
-        nplans = 1;
-        hit = 1;
-    } else if (rc == MPI_SUCCESS) {
-        cc_blocks *blocks;
-        rc = describe_call(who, a, cs->nbh, special, &blocks);
-        if (rc == MPI_SUCCESS) {
-            rc = plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, special, 0, blocks, plans, &nplans);
-            cc_blocks_release(blocks);
-        }
-    }
-    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (mode == CC_MODE_BLOCKING) {
-        /* one tag for every blocking call (topo/comm.h), so that a cached
-         * plan keeps persistent requests for them */
-        plans[0]->tag = CC_TAG_BLOCKING;
-        return run_blocking(comm, cs, who, plans[0], hit);
-    }
-    Cart_request r;
-    rc = cc_request_new(&r, cs, comm, who, 0, plans, nplans, -1);
-    if (rc != MPI_SUCCESS) {
-        release_plan(cs, plans[0]);
-        return cc_error_mpi(comm, rc, who);
-    }
-    plans[0]->tag = cc_comm_tag(cs);
-    rc = cc_request_start(r);
-    if (rc != MPI_SUCCESS) {
-        cc_request_destroy(r);
-        return cc_error_mpi(comm, rc, who);
-    }
-    cc_progress_add(r);
-    *request = r;
-    return MPI_SUCCESS;
-}
-
-/* Persistent *_init: the processes agree (one small reduction) on success,
- * on the algorithm and executor asked for, and on a tag pair no live request
- * of any of them holds.  A failure anywhere fails the call everywhere. */
-static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, MPI_Info info,
-                      Cart_request *request)
-{
-    cc_choice want = cs->nbh->defaults;
-    int rc = request ? MPI_SUCCESS : cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
-    if (rc == MPI_SUCCESS) rc = check_args(priv, who, a, cs->nbh);
-    if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
-    cc_blocks *blocks = NULL;
-    int special = 0, local = 0;
-    if (rc == MPI_SUCCESS) rc = special_of(who, a, cs->nbh, want, &local);
-    if (rc == MPI_SUCCESS) rc = describe_call(who, a, cs->nbh, local, &blocks);
-    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, a->collective > CC_ALLTOALL ? a->root : -1, &tag);
-    if (agreed != MPI_SUCCESS) {
-        cc_blocks_release(blocks);
-        return cc_error_raise(comm, agreed);
-    }
-    if (want.async) cc_progress_async_start();
-    /* The agreed choice may differ from this process's own (an allreduce
-     * that gathers instead of reducing on the way, a rooted call without
-     * its tree, or the other way round): then the blocks do too. */
-    rc = special_of(who, a, cs->nbh, want, &special);
-    if (rc == MPI_SUCCESS && special != local) {
-        cc_blocks_release(blocks);
-        blocks = NULL;
-        rc = describe_call(who, a, cs->nbh, special, &blocks);
-    }
-    cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0;
-    if (rc == MPI_SUCCESS)
-        rc = plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, special, tag, blocks, plans, &nplans);
-    cc_blocks_release(blocks);
-    Cart_request r = CART_REQUEST_NULL;
-    if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {
-        for (int i = 0; i < nplans; i++) release_plan(cs, plans[i]);
-        rc = cc_error_mpi_code(rc, who);
-    }
-    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    *request = r;
-    return MPI_SUCCESS;
-}
-
-int cc_nbh_run(const char *who, const cc_args *a, MPI_Comm comm, int kind, cc_comm *cs, int mode, MPI_Info info,
-               Cart_request *request)
-{
-    MPI_Comm priv;
-    int rc = MPI_SUCCESS;
-    if (kind == CC_KIND_CART || kind == CC_KIND_GRAPH) rc = cc_adopt(comm, kind, &cs, who);
-    if (rc == MPI_SUCCESS) rc = cc_comm_ready(cs, who, &priv);
-    if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (mode == CC_MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
-    return transient(who, a, comm, cs, priv, mode, request);
 }

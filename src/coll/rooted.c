@@ -8,7 +8,7 @@
  * (sched/localize.h, cc_localize_rooted), made per call and owned by the
  * plan.  Which tree (or none) a call takes is chosen in
  * choose/choose_rooted.c. */
-#include "api/front.h"
+#include "coll/coll.h"
 
 #include "base/errors.h"
 #include "choose/choose.h"

@@ -1,8 +1,8 @@
 /* The local checks of collectives with global or inter-communicator
- * meaning (api/global_check.h): what is significant on this process, then
+ * meaning (coll/global_check.h): what is significant on this process, then
  * its counts, arrays, datatypes and buffers, before MPI sees them (an MPI
  * crashes on some bad arguments instead of raising an error). */
-#include "api/global_check.h"
+#include "coll/global_check.h"
 
 #include "base/errors.h"
 #include "bind/typemap.h"

@@ -4,9 +4,9 @@
  * graphs, detected or not.  The front checks the arguments like MPI's
  * collective of the same name (the argument arrays have one entry per in- or
  * out-neighbour, as MPI's neighbourhood collectives have), describes the
- * call as blocks and hands it to the one pipeline of collectives.c, which
+ * call as blocks and hands it to the one pipeline of nbh_run.c, which
  * runs the per-edge plan of sched/schedule_edges.h. */
-#include "api/front.h"
+#include "coll/coll.h"
 
 #include "base/errors.h"
 #include "topo/kind.h"

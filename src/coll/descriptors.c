@@ -1,8 +1,8 @@
-/* The descriptors of the collectives (api/front.h: cc_coll): their checks'
+/* The descriptors of the collectives (coll/coll.h: cc_coll): their checks'
  * flags, their neighbourhood meaning and MPI's blocking, non-blocking and
  * persistent call, one per row of maint/collectives.py
- * (api/collectives.gen.h). */
-#include "api/front.h"
+ * (coll/collectives.gen.h). */
+#include "coll/coll.h"
 
 #ifdef OPEN_MPI
 #include <mpi-ext.h> /* OMPI_HAVE_MPI_EXT_PCOLLREQ: MPIX_X_init */
@@ -51,5 +51,5 @@
     const cc_coll cc_coll_##lower = { #lower, flags, nbh, Upper##_blocking, Upper##_istart, pinit(Upper) };
 
 /* The descriptors, one per row of maint/collectives.py
- * (api/collectives.gen.h). */
+ * (coll/collectives.gen.h). */
 CC_COLLECTIVES(CC_COLL)

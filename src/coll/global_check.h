@@ -1,10 +1,10 @@
 /* The local checks of a call with global (or inter-communicator) meaning,
  * shared by global.c (MPI's own collectives) and the seed-000 collectives'
- * neighbourhood front (cc_coll_check, front.h).  Internal to api/. */
+ * neighbourhood front (cc_coll_check, coll.h).  Internal to coll/. */
 #ifndef CC_GLOBAL_CHECK_H
 #define CC_GLOBAL_CHECK_H
 
-#include "api/front.h"
+#include "coll/coll.h"
 
 /* Which parts of a call are significant on this process (intra-
  * communicators; MPI checks inter-communicator calls itself). */

@@ -13,8 +13,8 @@
  * derived datatypes, which the caller may change or free after the call.
  * Combinations the MPI underneath gets wrong take a route through MPI calls
  * that are right (the route table of global_routes.c). */
-#include "api/front.h"
-#include "api/global_check.h"
+#include "coll/coll.h"
+#include "coll/global_check.h"
 
 #include "base/errors.h"
 #include "bind/typemap.h"
