@@ -2,7 +2,7 @@
 
 One row per collective of include/cartcoll.h.  maint/gen.py makes from it
 the C entry points (src/api/entry_points.gen.c), the collective descriptors
-(src/api/collectives.gen.h) and the Fortran module's bindings (through
+(src/coll/collectives.gen.h) and the Fortran module's bindings (through
 fortran/gen_bindings.py), and checks the hand-written header against it.
 Adding a collective = one row here (+ what is new about it), then
 `python3 maint/gen.py` and commit what changes.
@@ -11,7 +11,7 @@ A row says:
   name        the Cart_ spelling without Cart_ (Cart_X, Cart_iX, Cart_X_init,
               Cart_pX_init)
   mpi         MPI's collective of the same meaning without topology (global
-              meaning: src/api/global.c calls it), None where MPI has none
+              meaning: src/coll/global.c calls it), None where MPI has none
   family      how the arguments describe the data (FAMILIES below)
   params      the C parameters before the communicator, as cartcoll.h spells
               them; the modes append `Cart_request *request` (i), `MPI_Info
@@ -25,7 +25,7 @@ A row says:
               descriptor cc_coll_<name> and a cc_mpicall
   descriptor  the cc_coll descriptor, or None (allgatherw: MPI has none;
               global_core.c sends it as an alltoallw): flags (CC_F_* of
-              src/api/front.h), nbh (the collective code with neighbourhood
+              src/coll/coll.h), nbh (the collective code with neighbourhood
               meaning, "0": undefined there), pinit ("trusted": MPI's
               persistent X_init where the MPI has one; "suspect": not on
               MPICH, whose 4.0 versions deliver wrong data)
@@ -227,7 +227,7 @@ PART_ORDER = ("bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", 
               "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter_block", "reduce_scatter", "scan",
               "exscan")
 
-# The order of the descriptors' definitions (src/api/global.c's table).
+# The order of the descriptors' definitions (src/coll/descriptors.c's table).
 DESCRIPTOR_ORDER = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "reduce", "allreduce",
                     "reduce_scatter_block", "reduce_scatter", "scan", "exscan", "allgather", "allgatherv",
                     "alltoall", "alltoallv", "alltoallw")
