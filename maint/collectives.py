@@ -32,9 +32,16 @@ A row says:
   modes       BLOCKING, NONBLOCKING, PERSISTENT: the forms the header has
   part        the partitioned form Cart_pX_init (PART): its parameters and
               the partition shape of each side (generated in a second wave)
-  dropin      the drop-in's MPI_Neighbor_X (blocking, MPI_Ineighbor_X,
-              MPI-4 MPI_Neighbor_X_init and Open MPI's Fortran spellings), or
-              None (generated in a second wave)
+  dropin      the drop-in's MPI_Neighbor_X, or None: maint/gen.py makes its
+              wrappers, blocking, MPI_Ineighbor_X and MPI-4
+              MPI_Neighbor_X_init (src/pmpi/wrappers.gen.c), and Open MPI's
+              Fortran spellings of the blocking and i forms
+              (src/pmpi/fortran_wrappers.gen.c)
+  dropin_ftypes
+              (send, receive) datatype arrays of the drop-in's Fortran
+              spelling: converted to C handles for the call, as many as the
+              communicator's out- and in-degree (pl_f_w_types); every
+              datatype array of a dropin row is named here
   fortran     rules of the Fortran glue for non-contiguous array sections in
               non-blocking / persistent calls (FORTRAN_* below)
 
@@ -102,6 +109,7 @@ class Coll:
     modes: Tuple[str, ...] = ALL_MODES
     part: Optional[Part] = None
     dropin: Optional[str] = None
+    dropin_ftypes: Tuple[str, ...] = ()
     fortran_rewrite: Optional[str] = None
     fortran_single: Dict[str, Tuple[str, str]] = field(default_factory=dict)
 
@@ -160,7 +168,7 @@ CORE_COLLECTIVES = (
                    "const MPI_Datatype sendtypes[], void *recvbuf, const int recvparts[], "
                    "const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]",
                    send=BLOCKS_V, recv=BLOCKS_V),
-         dropin="MPI_Neighbor_alltoallw", fortran_rewrite="alltoall"),
+         dropin="MPI_Neighbor_alltoallw", dropin_ftypes=("sendtypes", "recvtypes"), fortran_rewrite="alltoall"),
 )
 
 CALL = dict(front="call")
@@ -258,8 +266,14 @@ def validate() -> None:
         assert (c.family == W) == has("types"), f"{c.name}: w family <-> datatype arrays"
         assert c.family not in (V, W) or has("counts"), f"{c.name}: v/w family needs counts arrays"
         assert not c.rooted or c.descriptor, f"{c.name}: rooted without descriptor"
-        for p in list(c.fields) + list(c.fortran_single):
+        for p in list(c.fields) + list(c.fortran_single) + list(c.dropin_ftypes):
             assert p in names, f"{c.name}: field rule for unknown parameter {p}"
+        if c.dropin:
+            assert c.dropin.startswith("MPI_Neighbor_"), f"{c.name}: the drop-in's name is MPI_Neighbor_X"
+            assert c.modes == ALL_MODES and not c.rooted, f"{c.name}: the drop-in wraps all three forms, no root"
+            arrays = [n for n in names if n.endswith("types")]
+            assert not arrays or len(c.dropin_ftypes) == 2 and set(c.dropin_ftypes) == set(arrays), \
+                f"{c.name}: dropin_ftypes must name the (send, receive) datatype arrays"
         if c.part:
             for side in (c.part.send, c.part.recv):
                 assert side in (WHOLE, BLOCKS, BLOCKS_V), f"{c.name}: partition shape {side}"

@@ -36,8 +36,16 @@ int pl_f_statuses_ignored(const MPI_Fint *s);
 void pl_f_degrees(MPI_Comm c, int *in, int *out);
 /* The C handles of an alltoallw's send types (the first *out) and
  * receive types (after them), malloc'ed; NULL after raising
- * MPI_ERR_NO_MEM on c and setting *ierror. */
+ * MPI_ERR_NO_MEM on c and setting *ierror.  They live only for the call:
+ * cartcoll plans a non-blocking operation (and its plan cache copies what
+ * it keeps) before Cart_ialltoallw returns. */
 MPI_Datatype *pl_f_w_types(MPI_Comm c, const MPI_Fint *sendtypes, const MPI_Fint *recvtypes, int *out, MPI_Fint *ierror);
+
+/* Open MPI's binding where the drop-in does not take the communicator of
+ * a non-blocking collective (off, passthrough on a graph that is not
+ * Cartesian, no topology, an invalid handle, which Open MPI's binding
+ * reports). */
+static inline int pl_f_not_taken(MPI_Comm c) { return !c || c == MPI_COMM_NULL || !pl_take(c, 0, NULL); }
 
 #pragma GCC visibility pop
 

@@ -1,6 +1,7 @@
 /* Fortran entry points of the drop-in for its requests, Open MPI only (see
- * fortran.c): the five MPI_Ineighbor_*, every call that completes, frees
- * or cancels requests and the blocking point-to-point calls.
+ * fortran.c): every call that completes, frees or cancels requests and
+ * the blocking point-to-point calls (the five MPI_Ineighbor_* are in
+ * fortran_wrappers.gen.c).
  *
  * Open MPI's own Fortran bindings of these call PMPI_ directly.  For a
  * request of the drop-in -- a generalized request that only the drop-in
@@ -88,96 +89,6 @@ static int no_memory(void)
     PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_NO_MEM);
     return MPI_ERR_NO_MEM;
 }
-
-/* ---- the non-blocking neighbourhood collectives ------------------------------- */
-
-/* Open MPI's binding where the drop-in does not take the communicator (off,
- * passthrough on a graph that is not Cartesian, no topology, an invalid
- * handle, which Open MPI's binding reports). */
-static int not_taken(MPI_Comm c) { return !c || c == MPI_COMM_NULL || !pl_take(c, 0, NULL); }
-
-#define REQUEST_BACK(rc, r, request)                              \
-    do {                                                          \
-        if ((rc) == MPI_SUCCESS) *(request) = PMPI_Request_c2f(r); \
-        *ierror = (rc);                                           \
-    } while (0)
-
-static void f_ineighbor_allgather(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                                  MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
-                                  MPI_Fint *ierror)
-{
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    PL_F_MPI_IF(not_taken(c), f_ineighbor_allgather, "mpi_ineighbor_allgather_", sendbuf, sendcount, sendtype,
-                recvbuf, recvcount, recvtype, comm, request, ierror);
-    MPI_Request r = MPI_REQUEST_NULL;
-    int rc = MPI_Ineighbor_allgather(pl_f_sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), pl_f_rbuf(recvbuf),
-                                     *recvcount, PMPI_Type_f2c(*recvtype), c, &r);
-    REQUEST_BACK(rc, r, request);
-}
-FORTRAN_NAMES(f_ineighbor_allgather, ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER);
-
-static void f_ineighbor_allgatherv(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                                   MPI_Fint *recvcounts, MPI_Fint *displs, MPI_Fint *recvtype, MPI_Fint *comm,
-                                   MPI_Fint *request, MPI_Fint *ierror)
-{
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    PL_F_MPI_IF(not_taken(c), f_ineighbor_allgatherv, "mpi_ineighbor_allgatherv_", sendbuf, sendcount, sendtype,
-                recvbuf, recvcounts, displs, recvtype, comm, request, ierror);
-    MPI_Request r = MPI_REQUEST_NULL;
-    int rc = MPI_Ineighbor_allgatherv(pl_f_sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), pl_f_rbuf(recvbuf),
-                                      recvcounts, displs, PMPI_Type_f2c(*recvtype), c, &r);
-    REQUEST_BACK(rc, r, request);
-}
-FORTRAN_NAMES(f_ineighbor_allgatherv, ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV);
-
-static void f_ineighbor_alltoall(void *sendbuf, MPI_Fint *sendcount, MPI_Fint *sendtype, void *recvbuf,
-                                 MPI_Fint *recvcount, MPI_Fint *recvtype, MPI_Fint *comm, MPI_Fint *request,
-                                 MPI_Fint *ierror)
-{
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    PL_F_MPI_IF(not_taken(c), f_ineighbor_alltoall, "mpi_ineighbor_alltoall_", sendbuf, sendcount, sendtype,
-                recvbuf, recvcount, recvtype, comm, request, ierror);
-    MPI_Request r = MPI_REQUEST_NULL;
-    int rc = MPI_Ineighbor_alltoall(pl_f_sbuf(sendbuf), *sendcount, PMPI_Type_f2c(*sendtype), pl_f_rbuf(recvbuf),
-                                    *recvcount, PMPI_Type_f2c(*recvtype), c, &r);
-    REQUEST_BACK(rc, r, request);
-}
-FORTRAN_NAMES(f_ineighbor_alltoall, ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL);
-
-static void f_ineighbor_alltoallv(void *sendbuf, MPI_Fint *sendcounts, MPI_Fint *sdispls, MPI_Fint *sendtype,
-                                  void *recvbuf, MPI_Fint *recvcounts, MPI_Fint *rdispls, MPI_Fint *recvtype,
-                                  MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    PL_F_MPI_IF(not_taken(c), f_ineighbor_alltoallv, "mpi_ineighbor_alltoallv_", sendbuf, sendcounts, sdispls,
-                sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, ierror);
-    MPI_Request r = MPI_REQUEST_NULL;
-    int rc = MPI_Ineighbor_alltoallv(pl_f_sbuf(sendbuf), sendcounts, sdispls, PMPI_Type_f2c(*sendtype),
-                                     pl_f_rbuf(recvbuf), recvcounts, rdispls, PMPI_Type_f2c(*recvtype), c, &r);
-    REQUEST_BACK(rc, r, request);
-}
-FORTRAN_NAMES(f_ineighbor_alltoallv, ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV);
-
-/* The C type arrays live only for the call: cartcoll plans the operation
- * (and its plan cache copies what it keeps) before Cart_ialltoallw
- * returns. */
-static void f_ineighbor_alltoallw(void *sendbuf, MPI_Fint *sendcounts, MPI_Aint *sdispls, MPI_Fint *sendtypes,
-                                  void *recvbuf, MPI_Fint *recvcounts, MPI_Aint *rdispls, MPI_Fint *recvtypes,
-                                  MPI_Fint *comm, MPI_Fint *request, MPI_Fint *ierror)
-{
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
-    PL_F_MPI_IF(not_taken(c), f_ineighbor_alltoallw, "mpi_ineighbor_alltoallw_", sendbuf, sendcounts, sdispls,
-                sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, ierror);
-    int out;
-    MPI_Datatype *t = pl_f_w_types(c, sendtypes, recvtypes, &out, ierror);
-    if (!t) return;
-    MPI_Request r = MPI_REQUEST_NULL;
-    int rc = MPI_Ineighbor_alltoallw(pl_f_sbuf(sendbuf), sendcounts, sdispls, t, pl_f_rbuf(recvbuf), recvcounts,
-                                     rdispls, t + out, c, &r);
-    free(t);
-    REQUEST_BACK(rc, r, request);
-}
-FORTRAN_NAMES(f_ineighbor_alltoallw, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW);
 
 /* ---- one request ---------------------------------------------------------------- */
 
