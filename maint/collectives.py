@@ -2,8 +2,9 @@
 
 One row per collective of include/cartcoll.h.  maint/gen.py makes from it
 the C entry points (src/api/entry_points.gen.c), the collective descriptors
-(src/coll/collectives.gen.h) and the Fortran module's bindings (through
-fortran/gen_bindings.py), and checks the hand-written header against it.
+(src/coll/collectives.gen.h), the drop-in's wrappers (src/pmpi/*.gen.c) and
+the Fortran module's bindings (through fortran/gen_bindings.py), and checks
+the hand-written header against it.
 Adding a collective = one row here (+ what is new about it), then
 `python3 maint/gen.py` and commit what changes.
 
