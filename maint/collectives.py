@@ -31,8 +31,9 @@ A row says:
               persistent X_init where the MPI has one; "suspect": not on
               MPICH, whose 4.0 versions deliver wrong data)
   modes       BLOCKING, NONBLOCKING, PERSISTENT: the forms the header has
-  part        the partitioned form Cart_pX_init (PART): its parameters and
-              the partition shape of each side (generated in a second wave)
+  part        the partitioned form Cart_pX_init (PART): its parameters, the
+              partition shape of each side, and where a parameter fills
+              another cc_pargs field than PART_FIELDS says (fields)
   dropin      the drop-in's MPI_Neighbor_X, or None: maint/gen.py makes its
               wrappers, blocking, MPI_Ineighbor_X and MPI-4
               MPI_Neighbor_X_init (src/pmpi/wrappers.gen.c), and Open MPI's
@@ -78,6 +79,26 @@ BLOCKS_V = "blocks_v"    # one block per peer, block i of parts[i] partitions
 # kept with the request; partitioned calls refuse sections (MPI_ERR_BUFFER).
 
 
+# The field of the partitioned layer's call description (cc_pargs,
+# src/part/pcoll.h) that a parameter of a Cart_p*_init fills, by name and
+# by whether it is an array; a row's Part.fields overrides (a name to
+# several fields: "a,b").  Datatype arrays also set the single type to
+# MPI_DATATYPE_NULL (the layer tells w calls by it).
+PART_FIELDS = {
+    ("sendbuf", False): "sendbuf", ("recvbuf", False): "recvbuf",
+    ("sendparts", False): "sp", ("sendparts", True): "sparts",
+    ("recvparts", False): "rp", ("recvparts", True): "rparts",
+    ("partitions", False): "sp", ("partitions", True): "sparts",
+    ("sendcount", False): "sc", ("count", False): "sc", ("recvcount", False): "rc",
+    ("sendcounts", True): "scnts", ("recvcounts", True): "rcnts",
+    ("sdispls", True): "sdispls", ("rdispls", True): "rdispls", ("displs", True): "rdispls",
+    ("sendtype", False): "stype", ("datatype", False): "stype", ("recvtype", False): "rtype",
+    ("sendtypes", True): "stypes", ("recvtypes", True): "rtypes",
+    ("op", False): "op", ("root", False): "root",
+}
+PART_TYPE_NULL = {"stypes": "stype", "rtypes": "rtype"}
+
+
 @dataclass(frozen=True)
 class Part:
     """The partitioned form Cart_p<name>_init."""
@@ -85,6 +106,7 @@ class Part:
     send: str
     recv: str
     comm: str = "comm"
+    fields: Dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -182,7 +204,8 @@ ORTHO_COLLECTIVES = (
     Coll("bcast", "MPI_Bcast", BUFFER, "void *buffer, int count, MPI_Datatype datatype", **CALL, rooted=True,
          fields={"buffer": "recvbuf", "count": "recvcount", "datatype": "recvtype"},
          descriptor=Descriptor("CC_F_ROOT | CC_F_RECV", "CC_BCAST", "trusted"),
-         part=Part("void *buffer, int partitions, MPI_Count count, MPI_Datatype datatype", send=WHOLE, recv=WHOLE),
+         part=Part("void *buffer, int partitions, MPI_Count count, MPI_Datatype datatype", send=WHOLE, recv=WHOLE,
+                   fields={"buffer": "sendbuf,recvbuf"}),
          fortran_single={"buffer": ("count", "datatype")}),
     Coll("gather", "MPI_Gather", REGULAR, f"{SEND}, {RECV}", **CALL, rooted=True,
          descriptor=Descriptor("CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT", "CC_GATHER", "suspect"),
@@ -201,7 +224,7 @@ ORTHO_COLLECTIVES = (
          f"MPI_Datatype sendtype, {RECV}", **CALL, rooted=True, fields={"displs": "sdispls"},
          descriptor=Descriptor("CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV", "CC_SCATTER", "suspect"),
          part=Part("const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[], const MPI_Aint displs[], "
-                   f"MPI_Datatype sendtype, {PRECV}", send=BLOCKS_V, recv=WHOLE),
+                   f"MPI_Datatype sendtype, {PRECV}", send=BLOCKS_V, recv=WHOLE, fields={"displs": "sdispls"}),
          fortran_single={"recvbuf": ("recvcount", "recvtype")}),
     Coll("reduce", "MPI_Reduce", REDUCTION, RED, **CALL, rooted=True, fields=RED_FIELDS,
          descriptor=Descriptor("CC_F_ROOT | CC_F_OP | CC_F_RECV", "CC_REDUCE", "trusted"),
@@ -214,13 +237,13 @@ ORTHO_COLLECTIVES = (
          fields={"datatype": "recvtype"},
          descriptor=Descriptor("CC_F_OP | CC_F_RECV | CC_F_NO_NBH", "0", "trusted"),
          part=Part("const void *sendbuf, void *recvbuf, int partitions, MPI_Count recvcount, MPI_Datatype datatype, "
-                   "MPI_Op op", send=BLOCKS, recv=WHOLE)),
+                   "MPI_Op op", send=BLOCKS, recv=WHOLE, fields={"recvcount": "sc"})),
     Coll("reduce_scatter", "MPI_Reduce_scatter", REDUCTION,
          "const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op", **CALL,
          fields={"datatype": "recvtype"},
          descriptor=Descriptor("CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH", "0", "trusted"),
          part=Part("const void *sendbuf, void *recvbuf, const int partitions[], const MPI_Count recvcounts[], "
-                   "MPI_Datatype datatype, MPI_Op op", send=BLOCKS_V, recv=WHOLE)),
+                   "MPI_Datatype datatype, MPI_Op op", send=BLOCKS_V, recv=WHOLE, fields={"recvcounts": "scnts"})),
     Coll("scan", "MPI_Scan", REDUCTION, RED, **CALL, fields=RED_FIELDS,
          descriptor=Descriptor("CC_F_OP | CC_F_RECV | CC_F_NO_NBH", "0", "trusted"),
          part=Part(PRED, send=WHOLE, recv=WHOLE)),

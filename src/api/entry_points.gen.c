@@ -6,7 +6,8 @@
  * non-blocking and persistent: each describes its arguments and calls one
  * front: the six [core] collectives cc_core_call with a cc_args
  * (src/api/front.c: the families of src/coll/), the others cc_front_call
- * with their descriptor and a cc_mpicall (src/api/front.c). */
+ * with their descriptor and a cc_mpicall (src/api/front.c).  The
+ * partitioned ones are in part_entry_points.gen.c. */
 #include "cartcoll.h"
 
 #include "api/front.h"
