@@ -72,7 +72,7 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
      * byte displacements (MPI_Get_address); never with a predefined type
      * at a displacement counted in extents. */
     int send_abs = a->variant == CC_W && a->collective == CC_ALLTOALL, recv_abs = a->variant == CC_W;
-    int core = a->collective <= CC_ALLTOALL; /* the six [core] collectives (else per-edge, unpermuted) */
+    int core = cc_coll_core(a->collective); /* the six [core] collectives (else per-edge, unpermuted) */
     for (int i = 0; i < b->nsend; i++)
         if (!a->sendbuf && b->send[i].bytes > 0 && b->send[i].named && !send_abs)
             return cc_error_code(MPI_ERR_BUFFER, "%s: sendbuf is NULL but block %d has %lld bytes", who,
@@ -102,7 +102,7 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
 /* (coll/nbh.h) */
 int cc_nbh_check_call(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
 {
-    if (a->collective > CC_ALLTOALL) return MPI_SUCCESS; /* checked by the front (coll/neighbor.c) */
+    if (!cc_coll_core(a->collective)) return MPI_SUCCESS; /* checked by the front (coll/neighbor.c) */
     if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
         return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
     int rc = check_side(priv, who, a, CC_SIDE_SEND, cc_nbh_nsendblocks(n));
@@ -132,7 +132,7 @@ int cc_nbh_describe(const char *who, const cc_args *a, const cc_nbh *n, int spec
     int rc;
     if (gathered(a, n, special)) {
         rc = cc_blocks_new_gathered(a, n->t, blocks);
-    } else if (a->collective > CC_ALLTOALL) {
+    } else if (!cc_coll_core(a->collective)) {
         /* Per-edge plans: the caller's blocks in its own order; which sides
          * are significant depends on the root. */
         int here = a->root == n->rank, nsend = 1, nrecv = 1;
@@ -284,7 +284,7 @@ int cc_nbh_plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm pr
         if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);
         return rc;
     }
-    if (coll > CC_ALLTOALL) {
+    if (!cc_coll_core(coll)) {
         rc = plan_edges(who, a, n, priv, mode, tag, blocks, &plans[0]);
         *nplans = rc == MPI_SUCCESS;
         if (rc == MPI_SUCCESS && cacheable) cc_plancache_put(cs, a, plans[0]);

@@ -48,8 +48,8 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
     if (rc == MPI_SUCCESS) rc = cc_nbh_check_call(priv, who, a, cs->nbh);
     if (rc == MPI_SUCCESS) rc = cc_nbh_special(who, a, cs->nbh, cs->nbh->defaults, &special);
     if (rc == MPI_SUCCESS) {
-        int rooted = a->collective >= CC_BCAST && a->collective <= CC_REDUCE;
-        cacheable = (a->collective <= CC_ALLTOALL || a->collective == CC_ALLREDUCE || rooted) && !cs->nbh->graph &&
+        int rooted = cc_coll_rooted(a->collective);
+        cacheable = (cc_coll_core(a->collective) || a->collective == CC_ALLREDUCE || rooted) && !cs->nbh->graph &&
                     /* (the cache reads t entries of the caller's arrays) */
                     cc_nbh_nsendblocks(cs->nbh) == cs->nbh->t && cc_nbh_nrecvblocks(cs->nbh) == cs->nbh->t &&
                     (rooted ? cc_plancache_eligible_rooted(a, a->root == cs->nbh->rank)
@@ -108,7 +108,7 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     int special = 0, local = 0;
     if (rc == MPI_SUCCESS) rc = cc_nbh_special(who, a, cs->nbh, want, &local);
     if (rc == MPI_SUCCESS) rc = cc_nbh_describe(who, a, cs->nbh, local, &blocks);
-    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, a->collective > CC_ALLTOALL ? a->root : -1, &tag);
+    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, !cc_coll_core(a->collective) ? a->root : -1, &tag);
     if (agreed != MPI_SUCCESS) {
         cc_blocks_release(blocks);
         return cc_error_raise(comm, agreed);

@@ -73,6 +73,12 @@ enum { CC_SLOT_SEND = 0, CC_SLOT_RECV = 1, CC_SLOT_TEMP = 2, CC_SLOT_TEMP2 = 3 }
 #define CC_REDUCE    6
 #define CC_ALLREDUCE 7
 #define CC_BARRIER   8
+/* The families of the codes, named once so that no caller compares codes
+ * by their order: the six [core] collectives (Cartesian schedules, blocks
+ * in the neighbourhood's order), and the rooted ones (a root, per-edge or
+ * along trees). */
+static inline int cc_coll_core(int c) { return c == CC_ALLGATHER || c == CC_ALLTOALL; }
+static inline int cc_coll_rooted(int c) { return c == CC_BCAST || c == CC_GATHER || c == CC_SCATTER || c == CC_REDUCE; }
 #define CC_DIRECT    1
 #define CC_COMBINING 2
 #define CC_TORUS     3
