@@ -11,6 +11,8 @@
 #   scripts/scale.sh --plot CSV         CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
 #   --simgrid PREFIX (or SIMGRID_PREFIX=PREFIX): PREFIX/bin/smpirun and build/smpi-NAME
 #                                       (a SimGrid from scripts/smpi/build-simgrid.sh)
+#   SMPI_PRIVATIZATION=mmap|dlopen      smpirun's smpi/privatization (default dlopen; mmap:
+#                                       a third of the memory, slower; scripts/smpi/memory.sh)
 #
 # Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev), or
 # with --simgrid .../NAME build/smpi-NAME (make build-smpi SIMGRID_PREFIX=...).
@@ -25,7 +27,7 @@
 # is 1 if auto is more than 10% slower than the best algorithm in a row.
 set -eu
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -211,13 +213,17 @@ fi
 [ -f "$platform" ] || { echo "scale.sh: no platform file $platform" >&2; exit 2; }
 
 # SMPI loads one copy of the program per simulated process (dlopen), about
-# 16 memory maps each: 16384 processes need more than Linux's default
-# vm.max_map_count (65530), else dlopen fails ("cannot apply additional
-# memory protection after relocation").
+# 16 memory maps each (8-12 measured): 16384 processes need more than
+# Linux's default vm.max_map_count (65530), else dlopen fails ("cannot
+# apply additional memory protection after relocation").  With
+# SMPI_PRIVATIZATION=mmap (smpirun's smpi/privatization) one program and
+# about 3 maps per process (3.05 at 1152: scripts/smpi/memory.sh; docs/scale.md).
 maps=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo 0)
-if [ "$maps" -gt 0 ] && [ "$maps" -lt $((np * 16)) ]; then
-  echo "scale.sh: vm.max_map_count is $maps, $np processes need about $((np * 16)):" >&2
-  echo "  sysctl -w vm.max_map_count=$((np * 32))   (as root)" >&2
+per_maps=16
+[ "${SMPI_PRIVATIZATION:-}" = mmap ] && per_maps=3
+if [ "$maps" -gt 0 ] && [ "$maps" -lt $((np * per_maps)) ]; then
+  echo "scale.sh: vm.max_map_count is $maps, $np processes need about $((np * per_maps)):" >&2
+  echo "  sysctl -w vm.max_map_count=$((np * 2 * per_maps))   (as root), or SMPI_PRIVATIZATION=mmap" >&2
   exit 2
 fi
 
