@@ -24,7 +24,10 @@ static _Thread_local int recent_next;
 static void remember(int cls, const char *msg)
 {
     recent[recent_next].cls = cls;
-    snprintf(recent[recent_next].msg, sizeof recent[recent_next].msg, "%s", msg);
+    /* (kept short on purpose: the precision says so, for gcc -O3's
+     * -Wformat-truncation) */
+    snprintf(recent[recent_next].msg, sizeof recent[recent_next].msg, "%.*s",
+             (int)sizeof recent[recent_next].msg - 1, msg);
     recent_next = (recent_next + 1) % RECENT;
 }
 
