@@ -231,14 +231,8 @@ fi
 model=$(sed -n 's/.*cartcoll-model: *//p' "$platform")
 nodes=$(sed -n 's/.*cartcoll-nodes: *//p' "$platform")
 [ -n "$model" ] && [ -n "$nodes" ] || { echo "scale.sh: $platform lacks cartcoll-model/cartcoll-nodes lines" >&2; exit 2; }
-for kv in $model; do
-  case $kv in
-    alpha=*) CARTCOLL_ALPHA=${kv#alpha=} ;;
-    beta=*) CARTCOLL_BETA=${kv#beta=} ;;
-    overhead=*) CARTCOLL_OVERHEAD=${kv#overhead=} ;;
-  esac
-done
-export CARTCOLL_ALPHA CARTCOLL_BETA CARTCOLL_OVERHEAD
+. "$here/smpi/platform_model.sh"
+cc_platform_model "$platform"
 hosts="" per=1
 for kv in $nodes; do
   case $kv in hosts=*) hosts=${kv#hosts=} ;; per-node=*) per=${kv#per-node=} ;; esac

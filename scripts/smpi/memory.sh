@@ -44,14 +44,8 @@ bench=$build/bench/cartbench
 [ -x "$bench" ] || { echo "memory.sh: no $bench (make build-smpi)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "memory.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
 platform=$root/scripts/platforms/hydra.xml
-for kv in $(sed -n 's/.*cartcoll-model: *//p' "$platform"); do
-  case $kv in
-    alpha=*) CARTCOLL_ALPHA=${kv#alpha=} ;;
-    beta=*) CARTCOLL_BETA=${kv#beta=} ;;
-    overhead=*) CARTCOLL_OVERHEAD=${kv#overhead=} ;;
-  esac
-done
-export CARTCOLL_ALPHA CARTCOLL_BETA CARTCOLL_OVERHEAD
+. "$here/platform_model.sh"
+cc_platform_model "$platform"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
