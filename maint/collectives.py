@@ -18,18 +18,16 @@ A row says:
               them; the modes append `Cart_request *request` (i), `MPI_Info
               info, Cart_request *request` (_init)
   comm        the communicator's parameter name
-  fields      parameter -> field of the front's call description where the
-              names differ (cc_mpicall; the core front's cc_args stores
-              MPI_Aint displacements in sdisplsw / rdisplsw)
-  front       "core": the six [core] collectives, cc_core_call with a cc_args
-              (collective `code`, `variant`); "call": cc_front_call with the
-              descriptor cc_coll_<name> and a cc_mpicall
-  descriptor  the cc_coll descriptor, or None (allgatherw: MPI has none;
-              global_core.c sends it as an alltoallw): flags (CC_F_* of
-              src/coll/coll.h), nbh (the collective code with neighbourhood
-              meaning, "0": undefined there), pinit ("trusted": MPI's
-              persistent X_init where the MPI has one; "suspect": not on
-              MPICH, whose 4.0 versions deliver wrong data)
+  fields      parameter -> field of the one call description (cc_call,
+              src/bind/call.h) where the names differ (MPI_Aint
+              displacements go to sdisplsw / rdisplsw)
+  descriptor  the cc_coll descriptor: flags (CC_F_* of src/coll/coll.h),
+              nbh (the collective code with neighbourhood meaning, "0":
+              undefined there), pinit ("trusted": MPI's persistent X_init
+              where the MPI has one; "suspect": not on MPICH, whose 4.0
+              versions deliver wrong data), via (where MPI has no such
+              collective, mpi None: the descriptor whose MPI call runs it
+              with global meaning, allgatherw as an alltoallw)
   modes       BLOCKING, NONBLOCKING, PERSISTENT: the forms the header has
   part        the partitioned form Cart_pX_init (PART): its parameters, the
               partition shape of each side, and where a parameter fills
@@ -114,6 +112,7 @@ class Descriptor:
     flags: str
     nbh: str
     pinit: str  # "trusted" | "suspect"
+    via: Optional[str] = None  # rows without MPI's collective: whose MPI call runs them
 
 
 @dataclass(frozen=True)
@@ -122,13 +121,10 @@ class Coll:
     mpi: Optional[str]
     family: str
     params: str
-    front: str
-    descriptor: Optional[Descriptor]
+    descriptor: Descriptor
     comm: str = "comm"
     fields: Dict[str, str] = field(default_factory=dict)
     rooted: bool = False
-    code: Optional[str] = None      # core front: CC_ALLGATHER | CC_ALLTOALL
-    variant: Optional[str] = None   # core front: CC_REGULAR | CC_VECTOR | CC_W
     modes: Tuple[str, ...] = ALL_MODES
     part: Optional[Part] = None
     dropin: Optional[str] = None
@@ -151,33 +147,32 @@ PSEND = "const void *sendbuf, int sendparts, MPI_Count sendcount, MPI_Datatype s
 PRECV = "void *recvbuf, int recvparts, MPI_Count recvcount, MPI_Datatype recvtype"
 PRED = "const void *sendbuf, void *recvbuf, int partitions, MPI_Count count, MPI_Datatype datatype, MPI_Op op"
 
-CORE = dict(front="core", comm="cartcomm")
+CORE = dict(comm="cartcomm")
 
 # The six [core] collectives (cartcoll.h [core]), in the header's order.
 CORE_COLLECTIVES = (
     Coll("allgather", "MPI_Allgather", REGULAR, f"{SEND}, {RECV}", **CORE,
-         code="CC_ALLGATHER", variant="CC_REGULAR",
          descriptor=Descriptor("CC_F_SEND | CC_F_RECV", "CC_ALLGATHER", "suspect"),
          part=Part(f"{PSEND}, {PRECV}", send=WHOLE, recv=BLOCKS),
          dropin="MPI_Neighbor_allgather", fortran_rewrite="allgather"),
     Coll("allgatherv", "MPI_Allgatherv", V, f"{SEND}, {RECVV}", **CORE,
-         fields={"displs": "rdispls"}, code="CC_ALLGATHER", variant="CC_VECTOR",
+         fields={"displs": "rdispls"},
          descriptor=Descriptor("CC_F_SEND | CC_F_RECVV", "CC_ALLGATHER", "suspect"),
          part=Part(f"{PSEND}, void *recvbuf, const int recvparts[], const MPI_Count recvcounts[], "
                    "const MPI_Aint displs[], MPI_Datatype recvtype", send=WHOLE, recv=BLOCKS_V),
          dropin="MPI_Neighbor_allgatherv", fortran_rewrite="allgather"),
     Coll("allgatherw", None, W, f"{SEND}, void *recvbuf, const int recvcounts[], const MPI_Aint displs[], "
          "const MPI_Datatype recvtypes[]", **CORE,
-         fields={"displs": "rdispls"}, code="CC_ALLGATHER", variant="CC_W", descriptor=None,
+         fields={"displs": "rdispls"},
+         descriptor=Descriptor("CC_F_SEND | CC_F_RECVW", "CC_ALLGATHER", "trusted", via="alltoallw"),
          fortran_rewrite="allgather"),
     Coll("alltoall", "MPI_Alltoall", REGULAR, f"{SEND}, {RECV}", **CORE,
-         code="CC_ALLTOALL", variant="CC_REGULAR",
          descriptor=Descriptor("CC_F_SEND | CC_F_RECV", "CC_ALLTOALL", "trusted"),
          part=Part(f"{PSEND}, {PRECV}", send=BLOCKS, recv=BLOCKS),
          dropin="MPI_Neighbor_alltoall", fortran_rewrite="alltoall"),
     Coll("alltoallv", "MPI_Alltoallv", V, "const void *sendbuf, const int sendcounts[], const int sdispls[], "
          "MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype",
-         **CORE, code="CC_ALLTOALL", variant="CC_VECTOR",
+         **CORE,
          descriptor=Descriptor("CC_F_SENDV | CC_F_RECVV", "CC_ALLTOALL", "trusted"),
          part=Part("const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[], const MPI_Aint sdispls[], "
                    "MPI_Datatype sendtype, void *recvbuf, const int recvparts[], const MPI_Count recvcounts[], "
@@ -185,7 +180,7 @@ CORE_COLLECTIVES = (
          dropin="MPI_Neighbor_alltoallv", fortran_rewrite="alltoall"),
     Coll("alltoallw", "MPI_Alltoallw", W, "const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], "
          "const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], "
-         "const MPI_Datatype recvtypes[]", **CORE, code="CC_ALLTOALL", variant="CC_W",
+         "const MPI_Datatype recvtypes[]", **CORE,
          descriptor=Descriptor("CC_F_W", "CC_ALLTOALL", "trusted"),
          part=Part("const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[], const MPI_Aint sdispls[], "
                    "const MPI_Datatype sendtypes[], void *recvbuf, const int recvparts[], "
@@ -194,60 +189,58 @@ CORE_COLLECTIVES = (
          dropin="MPI_Neighbor_alltoallw", dropin_ftypes=("sendtypes", "recvtypes"), fortran_rewrite="alltoall"),
 )
 
-CALL = dict(front="call")
-
 # The collectives of seed 000 beyond the six (cartcoll.h [ortho]), in the
 # header's order.
 ORTHO_COLLECTIVES = (
-    Coll("barrier", "MPI_Barrier", NONE, "", **CALL,
+    Coll("barrier", "MPI_Barrier", NONE, "",
          descriptor=Descriptor("0", "CC_BARRIER", "trusted")),
-    Coll("bcast", "MPI_Bcast", BUFFER, "void *buffer, int count, MPI_Datatype datatype", **CALL, rooted=True,
+    Coll("bcast", "MPI_Bcast", BUFFER, "void *buffer, int count, MPI_Datatype datatype", rooted=True,
          fields={"buffer": "recvbuf", "count": "recvcount", "datatype": "recvtype"},
          descriptor=Descriptor("CC_F_ROOT | CC_F_RECV", "CC_BCAST", "trusted"),
          part=Part("void *buffer, int partitions, MPI_Count count, MPI_Datatype datatype", send=WHOLE, recv=WHOLE,
                    fields={"buffer": "sendbuf,recvbuf"}),
          fortran_single={"buffer": ("count", "datatype")}),
-    Coll("gather", "MPI_Gather", REGULAR, f"{SEND}, {RECV}", **CALL, rooted=True,
+    Coll("gather", "MPI_Gather", REGULAR, f"{SEND}, {RECV}", rooted=True,
          descriptor=Descriptor("CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT", "CC_GATHER", "suspect"),
          part=Part(f"{PSEND}, {PRECV}", send=WHOLE, recv=BLOCKS),
          fortran_single={"sendbuf": ("sendcount", "sendtype")}),
-    Coll("gatherv", "MPI_Gatherv", V, f"{SEND}, {RECVV}", **CALL, rooted=True, fields={"displs": "rdispls"},
+    Coll("gatherv", "MPI_Gatherv", V, f"{SEND}, {RECVV}", rooted=True, fields={"displs": "rdispls"},
          descriptor=Descriptor("CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT", "CC_GATHER", "suspect"),
          part=Part(f"{PSEND}, void *recvbuf, const int recvparts[], const MPI_Count recvcounts[], "
                    "const MPI_Aint displs[], MPI_Datatype recvtype", send=WHOLE, recv=BLOCKS_V),
          fortran_single={"sendbuf": ("sendcount", "sendtype")}),
-    Coll("scatter", "MPI_Scatter", REGULAR, f"{SEND}, {RECV}", **CALL, rooted=True,
+    Coll("scatter", "MPI_Scatter", REGULAR, f"{SEND}, {RECV}", rooted=True,
          descriptor=Descriptor("CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV", "CC_SCATTER", "suspect"),
          part=Part(f"{PSEND}, {PRECV}", send=BLOCKS, recv=WHOLE),
          fortran_single={"recvbuf": ("recvcount", "recvtype")}),
     Coll("scatterv", "MPI_Scatterv", V, "const void *sendbuf, const int sendcounts[], const int displs[], "
-         f"MPI_Datatype sendtype, {RECV}", **CALL, rooted=True, fields={"displs": "sdispls"},
+         f"MPI_Datatype sendtype, {RECV}", rooted=True, fields={"displs": "sdispls"},
          descriptor=Descriptor("CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV", "CC_SCATTER", "suspect"),
          part=Part("const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[], const MPI_Aint displs[], "
                    f"MPI_Datatype sendtype, {PRECV}", send=BLOCKS_V, recv=WHOLE, fields={"displs": "sdispls"}),
          fortran_single={"recvbuf": ("recvcount", "recvtype")}),
-    Coll("reduce", "MPI_Reduce", REDUCTION, RED, **CALL, rooted=True, fields=RED_FIELDS,
+    Coll("reduce", "MPI_Reduce", REDUCTION, RED, rooted=True, fields=RED_FIELDS,
          descriptor=Descriptor("CC_F_ROOT | CC_F_OP | CC_F_RECV", "CC_REDUCE", "trusted"),
          part=Part(PRED, send=WHOLE, recv=WHOLE)),
-    Coll("allreduce", "MPI_Allreduce", REDUCTION, RED, **CALL, fields=RED_FIELDS,
+    Coll("allreduce", "MPI_Allreduce", REDUCTION, RED, fields=RED_FIELDS,
          descriptor=Descriptor("CC_F_OP | CC_F_RECV", "CC_ALLREDUCE", "trusted"),
          part=Part(PRED, send=WHOLE, recv=WHOLE)),
     Coll("reduce_scatter_block", "MPI_Reduce_scatter_block", REDUCTION,
-         "const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op", **CALL,
+         "const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op",
          fields={"datatype": "recvtype"},
          descriptor=Descriptor("CC_F_OP | CC_F_RECV | CC_F_NO_NBH", "0", "trusted"),
          part=Part("const void *sendbuf, void *recvbuf, int partitions, MPI_Count recvcount, MPI_Datatype datatype, "
                    "MPI_Op op", send=BLOCKS, recv=WHOLE, fields={"recvcount": "sc"})),
     Coll("reduce_scatter", "MPI_Reduce_scatter", REDUCTION,
-         "const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op", **CALL,
+         "const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op",
          fields={"datatype": "recvtype"},
          descriptor=Descriptor("CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH", "0", "trusted"),
          part=Part("const void *sendbuf, void *recvbuf, const int partitions[], const MPI_Count recvcounts[], "
                    "MPI_Datatype datatype, MPI_Op op", send=BLOCKS_V, recv=WHOLE, fields={"recvcounts": "scnts"})),
-    Coll("scan", "MPI_Scan", REDUCTION, RED, **CALL, fields=RED_FIELDS,
+    Coll("scan", "MPI_Scan", REDUCTION, RED, fields=RED_FIELDS,
          descriptor=Descriptor("CC_F_OP | CC_F_RECV | CC_F_NO_NBH", "0", "trusted"),
          part=Part(PRED, send=WHOLE, recv=WHOLE)),
-    Coll("exscan", "MPI_Exscan", REDUCTION, RED, **CALL, fields=RED_FIELDS,
+    Coll("exscan", "MPI_Exscan", REDUCTION, RED, fields=RED_FIELDS,
          descriptor=Descriptor("CC_F_OP | CC_F_RECV | CC_F_NO_NBH", "0", "trusted"),
          part=Part(PRED, send=WHOLE, recv=WHOLE)),
 )
@@ -259,7 +252,8 @@ PART_ORDER = ("bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", 
               "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter_block", "reduce_scatter", "scan",
               "exscan")
 
-# The order of the descriptors' definitions (src/coll/descriptors.c's table).
+# The order of the descriptors' definitions with MPI's collective
+# (src/coll/descriptors.c's table); the others follow in the list's order.
 DESCRIPTOR_ORDER = ("barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "reduce", "allreduce",
                     "reduce_scatter_block", "reduce_scatter", "scan", "exscan", "allgather", "allgatherv",
                     "alltoall", "alltoallv", "alltoallw")
@@ -277,12 +271,12 @@ def validate() -> None:
     names = [c.name for c in COLLECTIVES]
     assert len(names) == len(set(names)), "a collective is listed twice"
     assert sorted(PART_ORDER) == sorted(c.name for c in COLLECTIVES if c.part), "PART_ORDER vs part rows"
-    assert sorted(DESCRIPTOR_ORDER) == sorted(c.name for c in COLLECTIVES if c.descriptor), "DESCRIPTOR_ORDER"
+    assert sorted(DESCRIPTOR_ORDER) == sorted(c.name for c in COLLECTIVES if c.mpi), "DESCRIPTOR_ORDER"
     for c in COLLECTIVES:
         assert c.family in FAMILIES, f"{c.name}: family {c.family}"
-        assert c.front in ("core", "call"), f"{c.name}: front {c.front}"
-        assert (c.front == "core") == (c.code is not None and c.variant is not None), f"{c.name}: code/variant"
-        assert c.front == "core" or c.descriptor, f"{c.name}: the call front needs a descriptor"
+        assert c.descriptor, f"{c.name}: every row needs a descriptor"
+        assert (c.mpi is None) == (c.descriptor.via is not None), f"{c.name}: no MPI collective <-> via"
+        assert c.descriptor.via is None or by_name(c.descriptor.via).mpi, f"{c.name}: via a row MPI runs"
         names = [p.split()[-1].strip("*[]") for p in c.params.split(",") if p.strip()]
         has = lambda s: any(n.endswith(s) for n in names)  # noqa: E731
         assert (c.family == REDUCTION) == ("op" in names), f"{c.name}: reductions and only they have op"

@@ -69,10 +69,10 @@ def c_decl(p):
 # ---------------------------------------------------------------- entry points
 
 def field_of(c, p):
-    """The field of the front's call description that parameter p fills."""
+    """The field of the one call description (cc_call) that parameter p fills."""
     f = c.fields.get(p.name, p.name)
-    if c.front == "core" and p.ctype == "const MPI_Aint":
-        f += "w"  # cc_args keeps byte displacements apart (sdisplsw, rdisplsw)
+    if p.ctype == "const MPI_Aint":
+        f += "w"  # cc_call keeps byte displacements apart (sdisplsw, rdisplsw)
     return f
 
 
@@ -83,17 +83,10 @@ def entry_point(fn):
     data = [p for p in fn.params if p.name not in (c.comm, "info", "request")]
     info = "info" if mode == C.PERSISTENT else "MPI_INFO_NULL"
     request = "NULL" if mode == C.BLOCKING else "request"
-    if c.front == "core":
-        inits = [f".collective = {c.code}", f".variant = {c.variant}"] + [f".{field_of(c, p)} = {p.name}" for p in data]
-        out.append("{")
-        out.append(wrap("    cc_args a = { ", inits, " };", 18))
-        out.append(f'    return cc_core_call("{fn.name}", &a, {c.comm}, {MODE_CODE[mode]}, {info}, {request});')
-    else:
-        inits = [f".{field_of(c, p)} = {p.name}" for p in data] + [f".comm = {c.comm}"]
-        out.append("{")
-        out.append(wrap("    cc_mpicall c = { ", inits, " };", 21))
-        out.append(wrap("    return cc_front_call(", [f"&cc_coll_{c.name}", f'"{fn.name}"', "&c", MODE_CODE[mode], info,
-                                                     request], ");", 25))
+    inits = [f".coll = &cc_coll_{c.name}"] + [f".{field_of(c, p)} = {p.name}" for p in data] + [f".comm = {c.comm}"]
+    out.append("{")
+    out.append(wrap("    cc_call c = { ", inits, " };", 18))
+    out.append(f'    return cc_front_call("{fn.name}", &c, {MODE_CODE[mode]}, {info}, {request});')
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -130,10 +123,9 @@ ENTRY_HEAD = f"""\
  * the result (the test generated_current fails on a stale copy).
  *
  * The Cart_ entry points of the [core] and [ortho] collectives, blocking,
- * non-blocking and persistent: each describes its arguments and calls one
- * front: the six [core] collectives cc_core_call with a cc_args
- * (src/api/front.c: the families of src/coll/), the others cc_front_call
- * with their descriptor and a cc_mpicall (src/api/front.c).  The
+ * non-blocking and persistent: each describes its call (cc_call,
+ * src/bind/call.h: its descriptor and its arguments) and calls the one
+ * front, cc_front_call (src/api/front.c: the families of src/coll/).  The
  * partitioned ones are in part_entry_points.gen.c. */
 #include "cartcoll.h"
 
@@ -174,33 +166,49 @@ DESC_HEAD = f"""\
  * Regenerate with `{REGENERATE}`.
  *
  * The collective descriptors (cc_coll, src/coll/coll.h), one row each:
- *   X(lower, Upper, pinit, nbh, flags, MPI's arguments from cc_mpicall *c...)
+ *   X(lower, Upper, pinit, nbh, variant, flags, MPI's arguments from
+ *     cc_call *c...)
  * lower / Upper spell MPI's call (MPI_Ibcast, MPI_Bcast); pinit is
  * CC_PINIT_PTR (MPI's persistent form where the MPI has one) or
  * CC_PINIT_SUSPECT (not on MPICH); nbh: the collective with neighbourhood
- * meaning, 0 where it is undefined.  coll.h declares them, descriptors.c
- * defines them. */
+ * meaning, 0 where it is undefined; variant: how the side with one block
+ * per peer is described (bind/call.h).  The collectives MPI has no call
+ * for, one row each in CC_COLLECTIVES_VIA:
+ *   X(lower, nbh, variant, flags, via)
+ * via: the descriptor whose MPI call runs them with global meaning.
+ * coll.h declares them, descriptors.c defines them. */
 #ifndef CC_COLLECTIVES_GEN_H
 #define CC_COLLECTIVES_GEN_H
 
-#define CC_COLLECTIVES(X)"""
+"""
+
+
+VARIANT = {C.V: "CC_VECTOR", C.W: "CC_W"}
 
 
 def descriptor_row(c):
     d = c.descriptor
+    variant = VARIANT.get(c.family, "CC_REGULAR")
+    if d.via:
+        return wrap("    X(", [c.name, d.nbh, variant, d.flags, d.via], ")", 6, width=114)
     fn = api.coll_function(c, C.BLOCKING)
     args = [f"c->{'comm' if p.name == c.comm else c.fields.get(p.name, p.name)}" for p in fn.params]
     pinit = {"trusted": "CC_PINIT_PTR", "suspect": "CC_PINIT_SUSPECT"}[d.pinit]
-    items = [c.name, c.mpi[len("MPI_"):], pinit, d.nbh, d.flags] + args
+    items = [c.name, c.mpi[len("MPI_"):], pinit, d.nbh, variant, d.flags] + args
     return wrap("    X(", items, ")", 6, width=114)
 
 
-def descriptors_file():
-    rows = [descriptor_row(C.by_name(n)) for n in C.DESCRIPTOR_ORDER]
+def x_list(name, rows):
     lines = []
     for r in rows:
         lines += [ln.ljust(118) + "\\" for ln in r.split("\n")]
-    return DESC_HEAD + " \\\n" + "\n".join(lines).rstrip("\\").rstrip() + "\n\n#endif\n"
+    return f"#define {name}(X) \\\n" + "\n".join(lines).rstrip("\\").rstrip() + "\n"
+
+
+def descriptors_file():
+    mpi = [descriptor_row(C.by_name(n)) for n in C.DESCRIPTOR_ORDER]
+    via = [descriptor_row(c) for c in C.COLLECTIVES if c.descriptor.via]
+    return DESC_HEAD + x_list("CC_COLLECTIVES", mpi) + "\n" + x_list("CC_COLLECTIVES_VIA", via) + "\n#endif\n"
 
 
 # ---------------------------------------------------------------- the drop-in

@@ -3,10 +3,9 @@
  * the result (the test generated_current fails on a stale copy).
  *
  * The Cart_ entry points of the [core] and [ortho] collectives, blocking,
- * non-blocking and persistent: each describes its arguments and calls one
- * front: the six [core] collectives cc_core_call with a cc_args
- * (src/api/front.c: the families of src/coll/), the others cc_front_call
- * with their descriptor and a cc_mpicall (src/api/front.c).  The
+ * non-blocking and persistent: each describes its call (cc_call,
+ * src/bind/call.h: its descriptor and its arguments) and calls the one
+ * front, cc_front_call (src/api/front.c: the families of src/coll/).  The
  * partitioned ones are in part_entry_points.gen.c. */
 #include "cartcoll.h"
 
@@ -15,155 +14,155 @@
 int Cart_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm cartcomm)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_REGULAR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype };
-    return cc_core_call("Cart_allgather", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_allgather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_allgather", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const int displs[], MPI_Datatype recvtype, MPI_Comm cartcomm)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_VECTOR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
-                  .recvtype = recvtype };
-    return cc_core_call("Cart_allgatherv", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_allgatherv, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,
+                  .comm = cartcomm };
+    return cc_front_call("Cart_allgatherv", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_allgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                     const MPI_Aint displs[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_W, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = displs,
-                  .recvtypes = recvtypes };
-    return cc_core_call("Cart_allgatherw", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_allgatherw, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = displs, .recvtypes = recvtypes,
+                  .comm = cartcomm };
+    return cc_front_call("Cart_allgatherw", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, MPI_Comm cartcomm)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_REGULAR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype };
-    return cc_core_call("Cart_alltoall", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_alltoall, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_alltoall", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm cartcomm)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_VECTOR, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                  .sdispls = sdispls, .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                  .rdispls = rdispls, .recvtype = recvtype };
-    return cc_core_call("Cart_alltoallv", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_alltoallv, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
+                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls,
+                  .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_alltoallv", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                    const MPI_Datatype recvtypes[], MPI_Comm cartcomm)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_W, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                  .sdisplsw = sdispls, .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                  .rdisplsw = rdispls, .recvtypes = recvtypes };
-    return cc_core_call("Cart_alltoallw", &a, cartcomm, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_alltoallw, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdisplsw = sdispls,
+                  .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = rdispls,
+                  .recvtypes = recvtypes, .comm = cartcomm };
+    return cc_front_call("Cart_alltoallw", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_REGULAR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype };
-    return cc_core_call("Cart_iallgather", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_allgather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_iallgather", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_VECTOR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
-                  .recvtype = recvtype };
-    return cc_core_call("Cart_iallgatherv", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_allgatherv, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,
+                  .comm = cartcomm };
+    return cc_front_call("Cart_iallgatherv", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iallgatherw(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                      const MPI_Aint displs[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_W, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = displs,
-                  .recvtypes = recvtypes };
-    return cc_core_call("Cart_iallgatherw", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_allgatherw, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = displs, .recvtypes = recvtypes,
+                  .comm = cartcomm };
+    return cc_front_call("Cart_iallgatherw", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm cartcomm, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_REGULAR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype };
-    return cc_core_call("Cart_ialltoall", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_alltoall, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_ialltoall", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                     MPI_Comm cartcomm, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_VECTOR, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                  .sdispls = sdispls, .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                  .rdispls = rdispls, .recvtype = recvtype };
-    return cc_core_call("Cart_ialltoallv", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_alltoallv, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
+                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls,
+                  .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_ialltoallv", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ialltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                     const MPI_Datatype recvtypes[], MPI_Comm cartcomm, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_W, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                  .sdisplsw = sdispls, .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                  .rdisplsw = rdispls, .recvtypes = recvtypes };
-    return cc_core_call("Cart_ialltoallw", &a, cartcomm, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_alltoallw, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdisplsw = sdispls,
+                  .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = rdispls,
+                  .recvtypes = recvtypes, .comm = cartcomm };
+    return cc_front_call("Cart_ialltoallw", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                         MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_REGULAR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype };
-    return cc_core_call("Cart_allgather_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_allgather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_allgather_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm cartcomm,
                          MPI_Info info, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_VECTOR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs,
-                  .recvtype = recvtype };
-    return cc_core_call("Cart_allgatherv_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_allgatherv, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype,
+                  .comm = cartcomm };
+    return cc_front_call("Cart_allgatherv_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_allgatherw_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const MPI_Aint displs[], const MPI_Datatype recvtypes[],
                          MPI_Comm cartcomm, MPI_Info info, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLGATHER, .variant = CC_W, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = displs,
-                  .recvtypes = recvtypes };
-    return cc_core_call("Cart_allgatherw_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_allgatherw, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = displs, .recvtypes = recvtypes,
+                  .comm = cartcomm };
+    return cc_front_call("Cart_allgatherw_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm cartcomm, MPI_Info info, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_REGULAR, .sendbuf = sendbuf, .sendcount = sendcount,
-                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype };
-    return cc_core_call("Cart_alltoall_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_alltoall, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_alltoall_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                         void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                         MPI_Comm cartcomm, MPI_Info info, Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_VECTOR, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                  .sdispls = sdispls, .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                  .rdispls = rdispls, .recvtype = recvtype };
-    return cc_core_call("Cart_alltoallv_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_alltoallv, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = sdispls,
+                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = rdispls,
+                  .recvtype = recvtype, .comm = cartcomm };
+    return cc_front_call("Cart_alltoallv_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -171,288 +170,293 @@ int Cart_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_A
                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm cartcomm, MPI_Info info,
                         Cart_request *request)
 {
-    cc_args a = { .collective = CC_ALLTOALL, .variant = CC_W, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                  .sdisplsw = sdispls, .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                  .rdisplsw = rdispls, .recvtypes = recvtypes };
-    return cc_core_call("Cart_alltoallw_init", &a, cartcomm, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_alltoallw, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdisplsw = sdispls,
+                  .sendtypes = sendtypes, .recvbuf = recvbuf, .recvcounts = recvcounts, .rdisplsw = rdispls,
+                  .recvtypes = recvtypes, .comm = cartcomm };
+    return cc_front_call("Cart_alltoallw_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_barrier(MPI_Comm comm)
 {
-    cc_mpicall c = { .comm = comm };
-    return cc_front_call(&cc_coll_barrier, "Cart_barrier", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_barrier, .comm = comm };
+    return cc_front_call("Cart_barrier", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    cc_mpicall c = { .recvbuf = buffer, .recvcount = count, .recvtype = datatype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_bcast, "Cart_bcast", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_bcast, .recvbuf = buffer, .recvcount = count, .recvtype = datatype, .root = root,
+                  .comm = comm };
+    return cc_front_call("Cart_bcast", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                 MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_gather, "Cart_gather", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_gather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
+    return cc_front_call("Cart_gather", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_gatherv, "Cart_gatherv", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_gatherv, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root,
+                  .comm = comm };
+    return cc_front_call("Cart_gatherv", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_scatter, "Cart_scatter", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_scatter, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
+    return cc_front_call("Cart_scatter", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype,
-                     .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_scatterv, "Cart_scatterv", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_scatterv, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,
+                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,
+                  .root = root, .comm = comm };
+    return cc_front_call("Cart_scatterv", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                 MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_reduce, "Cart_reduce", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_reduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .root = root, .comm = comm };
+    return cc_front_call("Cart_reduce", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_allreduce, "Cart_allreduce", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_allreduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_allreduce", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_reduce_scatter_block, "Cart_reduce_scatter_block", &c, CC_MODE_BLOCKING,
-                         MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_reduce_scatter_block, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .recvcount = recvcount, .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_reduce_scatter_block", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_reduce_scatter, "Cart_reduce_scatter", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_reduce_scatter, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_reduce_scatter", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_scan, "Cart_scan", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_scan, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_scan", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_exscan, "Cart_exscan", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
+    cc_call c = { .coll = &cc_coll_exscan, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_exscan", &c, CC_MODE_BLOCKING, MPI_INFO_NULL, NULL);
 }
 
 int Cart_ibarrier(MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .comm = comm };
-    return cc_front_call(&cc_coll_barrier, "Cart_ibarrier", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_barrier, .comm = comm };
+    return cc_front_call("Cart_ibarrier", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .recvbuf = buffer, .recvcount = count, .recvtype = datatype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_bcast, "Cart_ibcast", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_bcast, .recvbuf = buffer, .recvcount = count, .recvtype = datatype, .root = root,
+                  .comm = comm };
+    return cc_front_call("Cart_ibcast", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_gather, "Cart_igather", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_gather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
+    return cc_front_call("Cart_igather", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_gatherv, "Cart_igatherv", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_gatherv, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root,
+                  .comm = comm };
+    return cc_front_call("Cart_igatherv", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_scatter, "Cart_iscatter", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_scatter, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
+    return cc_front_call("Cart_iscatter", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype,
-                     .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_scatterv, "Cart_iscatterv", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_scatterv, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,
+                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,
+                  .root = root, .comm = comm };
+    return cc_front_call("Cart_iscatterv", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_reduce, "Cart_ireduce", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_reduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .root = root, .comm = comm };
+    return cc_front_call("Cart_ireduce", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_allreduce, "Cart_iallreduce", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_allreduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_iallreduce", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_reduce_scatter_block, "Cart_ireduce_scatter_block", &c, CC_MODE_NONBLOCKING,
-                         MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_reduce_scatter_block, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .recvcount = recvcount, .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_ireduce_scatter_block", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_reduce_scatter, "Cart_ireduce_scatter", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL,
-                         request);
+    cc_call c = { .coll = &cc_coll_reduce_scatter, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_ireduce_scatter", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_scan, "Cart_iscan", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_scan, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_iscan", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_exscan, "Cart_iexscan", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
+    cc_call c = { .coll = &cc_coll_exscan, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_iexscan", &c, CC_MODE_NONBLOCKING, MPI_INFO_NULL, request);
 }
 
 int Cart_barrier_init(MPI_Comm comm, MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .comm = comm };
-    return cc_front_call(&cc_coll_barrier, "Cart_barrier_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_barrier, .comm = comm };
+    return cc_front_call("Cart_barrier_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                     Cart_request *request)
 {
-    cc_mpicall c = { .recvbuf = buffer, .recvcount = count, .recvtype = datatype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_bcast, "Cart_bcast_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_bcast, .recvbuf = buffer, .recvcount = count, .recvtype = datatype, .root = root,
+                  .comm = comm };
+    return cc_front_call("Cart_bcast_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_gather, "Cart_gather_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_gather, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
+    return cc_front_call("Cart_gather_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                       MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_gatherv, "Cart_gatherv_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_gatherv, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype, .root = root,
+                  .comm = comm };
+    return cc_front_call("Cart_gatherv_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype, .recvbuf = recvbuf,
-                     .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_scatter, "Cart_scatter_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_scatter, .sendbuf = sendbuf, .sendcount = sendcount, .sendtype = sendtype,
+                  .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
+    return cc_front_call("Cart_scatter_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                        Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs, .sendtype = sendtype,
-                     .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype, .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_scatterv, "Cart_scatterv_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_scatterv, .sendbuf = sendbuf, .sendcounts = sendcounts, .sdispls = displs,
+                  .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = recvtype,
+                  .root = root, .comm = comm };
+    return cc_front_call("Cart_scatterv_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                      MPI_Comm comm, MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .root = root, .comm = comm };
-    return cc_front_call(&cc_coll_reduce, "Cart_reduce_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_reduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .root = root, .comm = comm };
+    return cc_front_call("Cart_reduce_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                         MPI_Comm comm, MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_allreduce, "Cart_allreduce_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_allreduce, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_allreduce_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm, MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = recvcount, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_reduce_scatter_block, "Cart_reduce_scatter_block_init", &c, CC_MODE_PERSISTENT,
-                         info, request);
+    cc_call c = { .coll = &cc_coll_reduce_scatter_block, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .recvcount = recvcount, .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_reduce_scatter_block_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                              MPI_Op op, MPI_Comm comm, MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_reduce_scatter, "Cart_reduce_scatter_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_reduce_scatter, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcounts = recvcounts,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_reduce_scatter_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                    MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_scan, "Cart_scan_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_scan, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_scan_init", &c, CC_MODE_PERSISTENT, info, request);
 }
 
 int Cart_exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                      MPI_Info info, Cart_request *request)
 {
-    cc_mpicall c = { .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count, .recvtype = datatype, .op = op,
-                     .comm = comm };
-    return cc_front_call(&cc_coll_exscan, "Cart_exscan_init", &c, CC_MODE_PERSISTENT, info, request);
+    cc_call c = { .coll = &cc_coll_exscan, .sendbuf = sendbuf, .recvbuf = recvbuf, .recvcount = count,
+                  .recvtype = datatype, .op = op, .comm = comm };
+    return cc_front_call("Cart_exscan_init", &c, CC_MODE_PERSISTENT, info, request);
 }

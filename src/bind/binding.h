@@ -1,8 +1,8 @@
 /* Binding: a local plan plus the buffers, counts and datatypes of one call.
  *
- * cc_args is what the user passed; regular, v and w are three ways to
- * describe block i (cc_args_block), not three code paths.  A binding
- * resolves every slot a local plan uses to a cc_blk: where the block is,
+ * A call (bind/call.h) is what the user passed; regular, v and w are
+ * three ways to describe block i (cc_call_block), not three code paths.
+ * A binding resolves every slot a local plan uses to a cc_blk: where the block is,
  * with which count and datatype MPI sees it, how many bytes its type
  * signature has, and (when its bytes are contiguous) a pointer for memcpy.
  * TEMP and TEMP2 slots live in one temporary buffer owned by the binding;
@@ -16,29 +16,10 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
+#include "bind/call.h"
 #include "bind/typemap.h"
 #include "sched/localize.h"
 #include "sched/schedule.h"
-
-enum { CC_REGULAR = 0, CC_VECTOR = 1, CC_W = 2 };
-enum { CC_SIDE_SEND = 0, CC_SIDE_RECV = 1 };
-
-typedef struct cc_args {
-    int collective;              /* CC_ALLGATHER ... CC_BARRIER (sched/schedule.h) */
-    int variant;                 /* CC_REGULAR, CC_VECTOR, CC_W: the side with one block per
-                                  * neighbour (gatherv: receive, scatterv: send) */
-    const void *sendbuf;
-    void *recvbuf;
-    int sendcount, recvcount;    /* regular (allgather: sendcount always) */
-    MPI_Datatype sendtype, recvtype;
-    const int *sendcounts, *recvcounts;
-    const int *sdispls, *rdispls;          /* v: in extents */
-    const MPI_Aint *sdisplsw, *rdisplsw;   /* w: in bytes */
-    const MPI_Datatype *sendtypes, *recvtypes;
-    int root;                    /* rooted collectives */
-    int in_place;                /* the root passed MPI_IN_PLACE (gather, scatter) */
-    MPI_Op op;                   /* reductions */
-} cc_args;
 
 typedef struct cc_blk {
     char *addr;          /* the datatype's origin */
@@ -53,17 +34,17 @@ typedef struct cc_blk {
 /* Number of send blocks of the call with t out-neighbours (t for alltoall
  * and scatter, else 1), and of receive blocks with t in-neighbours (t for
  * allgather, alltoall and gather, else 1). */
-int cc_args_nsend(const cc_args *a, int t);
-int cc_args_nrecv(const cc_args *a, int t);
+int cc_call_nsend(const cc_call *a, int t);
+int cc_call_nrecv(const cc_call *a, int t);
 /* Whether the collective reduces (its temporaries keep the receive type's
  * layout, for MPI_Reduce_local). */
-int cc_args_reduces(const cc_args *a);
+int cc_call_reduces(const cc_call *a);
 
 /* Describe block i of a side.  `ti` caches the facts of the last datatype
  * seen (initialise its type to MPI_DATATYPE_NULL); walking blocks in order
  * with one cache queries each run of equal datatypes once.  Returns
  * MPI_SUCCESS or an MPI error class. */
-int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti);
+int cc_call_block(const cc_call *a, int side, int i, cc_blk *out, cc_typeinfo *ti);
 
 /* The blocks of one call, described once and shared (reference counted) by
  * every candidate plan made for it.  Derived datatypes are duplicated: the
@@ -82,11 +63,11 @@ typedef struct cc_blocks {
 } cc_blocks;
 
 /* Describe the nsend send and nrecv receive blocks of call `a` (counts from
- * cc_args_nsend/nrecv, or 0 for a side that is not significant on this
+ * cc_call_nsend/nrecv, or 0 for a side that is not significant on this
  * process); send[i] is the caller's send block sperm[i] (when nsend > 1),
  * recv[i] its receive block rperm[i] (NULL: i; an entry < 0: no such block,
  * an empty one stands in).  Returns MPI_SUCCESS or an MPI error class. */
-int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out);
+int cc_blocks_new(const cc_call *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out);
 void cc_blocks_release(cc_blocks *b);
 
 /* The blocks of a reduction (allreduce) run with an allgather schedule over
@@ -94,7 +75,7 @@ void cc_blocks_release(cc_blocks *b);
  * temporary with the receive type's own layout (in one buffer the blocks
  * own), and *result the caller's receive buffer, where the operands are
  * reduced after the last phase.  Returns MPI_SUCCESS or an MPI error class. */
-int cc_blocks_new_gathered(const cc_args *a, int t, cc_blocks **out);
+int cc_blocks_new_gathered(const cc_call *a, int t, cc_blocks **out);
 
 typedef struct cc_binding {
     cc_blocks *blocks;     /* reference held */

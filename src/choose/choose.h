@@ -43,7 +43,7 @@ int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int 
  * `want`, or 0 for one message per edge (the same decision on every
  * process).  Local: MPI_SUCCESS or an error code (not raised). */
 int cc_rooted_base(int collective);
-int cc_rooted_tree(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *tree);
+int cc_rooted_tree(const char *who, const cc_call *a, cc_nbh *n, cc_choice want, int *tree);
 
 #define CC_MAX_CANDIDATES 5
 typedef struct cc_candidates {

@@ -21,7 +21,7 @@ static int is_rooted(int collective)
  * receive side of a gather and send side of a scatter (the other may be
  * MPI_IN_PLACE), everybody else's other side; equal signatures make it the
  * same number everywhere. */
-static int block_bytes(const cc_args *a, int here, double *bytes)
+static int block_bytes(const cc_call *a, int here, double *bytes)
 {
     int size = 0, recv_side = a->collective == CC_SCATTER ? !here : a->collective == CC_GATHER && here;
     int rc = MPI_Type_size(recv_side ? a->recvtype : a->sendtype, &size);
@@ -29,7 +29,7 @@ static int block_bytes(const cc_args *a, int here, double *bytes)
     return rc;
 }
 
-int cc_rooted_tree(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *tree)
+int cc_rooted_tree(const char *who, const cc_call *a, cc_nbh *n, cc_choice want, int *tree)
 {
     *tree = 0;
     /* Trees need one layout of blocks along the way (regular calls on

@@ -21,7 +21,7 @@
 #endif
 #ifdef CC_PINIT
 #define CC_PINIT_FN(Upper, ...)                                                              \
-    CC_UNUSED static int Upper##_pinit(const cc_mpicall *c, MPI_Info info, MPI_Request *rq)              \
+    CC_UNUSED static int Upper##_pinit(const cc_call *c, MPI_Info info, MPI_Request *rq)      \
     {                                                                                         \
         return CC_PINIT(Upper)(__VA_ARGS__, info, rq);                                         \
     }
@@ -41,15 +41,22 @@
 /* The MPI calls of a collective and its descriptor.  `lower` and `Upper`
  * spell the MPI name (MPI_Ibcast, MPI_Bcast); `pinit` is CC_PINIT_PTR or
  * CC_PINIT_SUSPECT: whether MPI's persistent form is used. */
-#define CC_COLL(lower, Upper, pinit, nbh, flags, ...)                                         \
-    static int Upper##_blocking(const cc_mpicall *c) { return MPI_##Upper(__VA_ARGS__); }     \
-    static int Upper##_istart(const cc_mpicall *c, MPI_Request *rq)                           \
+#define CC_COLL(lower, Upper, pinit, nbh, variant, flags, ...)                                \
+    static int Upper##_blocking(const cc_call *c) { return MPI_##Upper(__VA_ARGS__); }        \
+    static int Upper##_istart(const cc_mpirun *m, MPI_Request *rq)                            \
     {                                                                                         \
+        const cc_call *c = &m->call;                                                          \
         return MPI_I##lower(__VA_ARGS__, rq);                                                 \
     }                                                                                         \
     CC_PINIT_FN(Upper, __VA_ARGS__)                                                           \
-    const cc_coll cc_coll_##lower = { #lower, flags, nbh, Upper##_blocking, Upper##_istart, pinit(Upper) };
+    const cc_coll cc_coll_##lower = { #lower, flags, nbh, variant, Upper##_blocking, Upper##_istart,  \
+                                      pinit(Upper), NULL };
+
+/* A collective MPI lacks: global meaning runs it as `via`'s call. */
+#define CC_COLL_VIA(lower, nbh, variant, flags, via) \
+    const cc_coll cc_coll_##lower = { #lower, flags, nbh, variant, NULL, NULL, NULL, &cc_coll_##via };
 
 /* The descriptors, one per row of maint/collectives.py
  * (coll/collectives.gen.h). */
 CC_COLLECTIVES(CC_COLL)
+CC_COLLECTIVES_VIA(CC_COLL_VIA)

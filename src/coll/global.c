@@ -14,7 +14,7 @@
  * Combinations the MPI underneath gets wrong take a route through MPI calls
  * that are right (the route table of global_routes.c). */
 #include "coll/coll.h"
-#include "coll/global_check.h"
+#include "coll/check.h"
 
 #include "base/errors.h"
 #include "bind/typemap.h"
@@ -26,13 +26,13 @@
 #include <string.h>
 
 /* A copy of t the call owns when t is derived (the caller may free t). */
-static MPI_Datatype keep_type(cc_mpicall *c, MPI_Datatype t)
+static MPI_Datatype keep_type(cc_mpirun *m, MPI_Datatype t)
 {
     int ni, na, nd, comb;
     if (MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS || comb == MPI_COMBINER_NAMED) return t;
     MPI_Datatype d;
     if (cc_type_keep(t, &d) != MPI_SUCCESS) return t;
-    c->dups[c->ndups++] = d;
+    m->dups[m->ndups++] = d;
     return d;
 }
 
@@ -44,9 +44,9 @@ static const int *keep_ints(int **at, const int *v, int n)
     return *at - n;
 }
 
-static const MPI_Datatype *keep_types(cc_mpicall *c, MPI_Datatype **at, const MPI_Datatype *v, int n)
+static const MPI_Datatype *keep_types(cc_mpirun *m, MPI_Datatype **at, const MPI_Datatype *v, int n)
 {
-    for (int i = 0; i < n; i++) (*at)[i] = keep_type(c, v[i]);
+    for (int i = 0; i < n; i++) (*at)[i] = keep_type(m, v[i]);
     *at += n;
     return *at - n;
 }
@@ -54,8 +54,9 @@ static const MPI_Datatype *keep_types(cc_mpicall *c, MPI_Datatype **at, const MP
 /* A non-blocking or persistent call keeps what it uses: the significant
  * arrays and datatypes, copied (inter-communicators: by reference,
  * documented). */
-static int persist(cc_mpicall *c, const sides *s)
+static int persist(cc_mpirun *m, const sides *s)
 {
+    cc_call *c = &m->call;
     /* nsend / nrecv are -1 where the call has no argument arrays (bcast,
      * gather, reductions...): no entries, not SIZE_MAX. */
     size_t ns = s->nsend > 0 ? (size_t)s->nsend : 0, nr = s->nrecv > 0 ? (size_t)s->nrecv : 0;
@@ -64,11 +65,11 @@ static int persist(cc_mpicall *c, const sides *s)
     if (!mem) return MPI_ERR_NO_MEM;
     MPI_Datatype *types = (MPI_Datatype *)mem, *tat = types + ntypes;
     int *ints = (int *)(mem + 2 * sizeof(MPI_Datatype) * ntypes), *at = ints;
-    void *old = c->owned;
-    c->dups = types;
-    c->ndups = 0;
-    if (s->send || s->sendv) c->sendtype = keep_type(c, c->sendtype);
-    if (s->recv || s->recvv) c->recvtype = keep_type(c, c->recvtype);
+    void *old = m->owned;
+    m->dups = types;
+    m->ndups = 0;
+    if (s->send || s->sendv) c->sendtype = keep_type(m, c->sendtype);
+    if (s->recv || s->recvv) c->recvtype = keep_type(m, c->recvtype);
     if (s->sendv || s->sendw) {
         c->sendcounts = keep_ints(&at, c->sendcounts, (int)ns);
         c->sdispls = keep_ints(&at, c->sdispls, (int)ns);
@@ -77,46 +78,60 @@ static int persist(cc_mpicall *c, const sides *s)
         c->recvcounts = keep_ints(&at, c->recvcounts, (int)nr);
         c->rdispls = keep_ints(&at, c->rdispls, (int)nr);
     }
-    if (s->sendw) c->sendtypes = keep_types(c, &tat, c->sendtypes, (int)ns);
-    if (s->recvw) c->recvtypes = keep_types(c, &tat, c->recvtypes, (int)nr);
-    c->owned = mem;
+    if (s->sendw) c->sendtypes = keep_types(m, &tat, c->sendtypes, (int)ns);
+    if (s->recvw) c->recvtypes = keep_types(m, &tat, c->recvtypes, (int)nr);
+    m->owned = mem;
     free(old); /* converted arrays (global_core.c), copied above */
     return MPI_SUCCESS;
 }
 
-int cc_global_run(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode, MPI_Info info,
-                  Cart_request *request)
+/* The call as MPI's collective takes it (w calls converted, global_core.c), checked, its arrays kept where it outlives the call, and
+ * routed where the MPI underneath is wrong (global_routes.c). */
+static int prepare(const char *who, const cc_call *call, int inter, int mode, const Cart_request *request,
+                   cc_mpirun *m)
 {
     sides s;
-    int here;
-    int rc = cc_global_check(coll, who, c, inter, mode, request, -1, -1, 1, &s, &here);
-    c->istart = coll->istart;
-    if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(c, &s) != MPI_SUCCESS)
+    int here, rc = MPI_SUCCESS;
+    memset(m, 0, sizeof *m);
+    m->call = *call;
+    if (call->coll->variant == CC_W) rc = cc_global_w(who, call, inter, m);
+    if (rc == MPI_SUCCESS) rc = cc_call_check(who, &m->call, inter ? CC_MEANING_INTER : CC_MEANING_GLOBAL, -1, -1,
+                                              mode, request, 1, &s, &here);
+    m->istart = m->call.coll->istart;
+    if (rc == MPI_SUCCESS && mode != CC_MODE_BLOCKING && !inter && persist(m, &s) != MPI_SUCCESS)
         rc = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
-    /* where the MPI underneath is wrong: the route table (global_routes.c) */
-    if (rc == MPI_SUCCESS) rc = cc_global_route(coll, who, c, inter, mode);
-    int routed = c->istart != coll->istart;
+    if (rc == MPI_SUCCESS) rc = cc_global_route(who, m, inter, mode);
+    return rc;
+}
+
+int cc_global_run(const char *who, const cc_call *call, int inter, int mode, MPI_Info info, Cart_request *request)
+{
+    cc_mpirun m;
+    MPI_Comm comm = call->comm;
+    int rc = prepare(who, call, inter, mode, request, &m);
+    const cc_coll *coll = m.call.coll;
+    int routed = m.istart != coll->istart;
     if (rc != MPI_SUCCESS) {
-        cc_mpicall_release(c);
-        return cc_error_raise(c->comm, rc);
+        cc_mpirun_release(&m);
+        return cc_error_raise(comm, rc);
     }
     /* MPI's own calls raise their errors on the communicator themselves. */
     if (mode == CC_MODE_BLOCKING) {
-        rc = coll->blocking(c);
-        cc_mpicall_release(c);
+        rc = coll->blocking(&m.call);
+        cc_mpirun_release(&m);
         return rc;
     }
     /* MPI's persistent collective, made here on the kept arguments. */
     MPI_Request preq = MPI_REQUEST_NULL;
     if (mode == CC_MODE_PERSISTENT && !inter && coll->pinit && !routed &&
-        (rc = coll->pinit(c, info, &preq)) != MPI_SUCCESS) {
-        cc_mpicall_release(c);
-        return rc; /* raised by MPI on c->comm */
+        (rc = coll->pinit(&m.call, info, &preq)) != MPI_SUCCESS) {
+        cc_mpirun_release(&m);
+        return rc; /* raised by MPI on comm */
     }
     Cart_request r;
-    if (cc_request_new_mpi(&r, c->comm, who, mode == CC_MODE_PERSISTENT, c) != MPI_SUCCESS) {
+    if (cc_request_new_mpi(&r, comm, who, mode == CC_MODE_PERSISTENT, &m) != MPI_SUCCESS) {
         if (preq != MPI_REQUEST_NULL) MPI_Request_free(&preq);
-        return cc_error(c->comm, MPI_ERR_NO_MEM, "%s: out of memory for the request", who);
+        return cc_error(comm, MPI_ERR_NO_MEM, "%s: out of memory for the request", who);
     }
     if (preq != MPI_REQUEST_NULL) {
         r->mreq = preq;

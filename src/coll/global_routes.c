@@ -16,9 +16,9 @@
  * MPI (they call only standard MPI functions); a row is live only on the
  * MPI it names.
  *
- * A route replaces c->istart (the call started at each start of a
+ * A route replaces m->istart (the call started at each start of a
  * non-blocking or persistent request; MPI's persistent collective is then
- * not used) and keeps what it needs in c->owned or c->scratch, allocated
+ * not used) and keeps what it needs in m->owned or m->scratch, allocated
  * here, at the call or the _init: a start allocates nothing. */
 #include "coll/coll.h"
 
@@ -62,8 +62,9 @@
 
 /* ---- inter-communicator bcast (MPICH, D5) ---------------------------------- */
 
-static int bcast_by_alltoallv(const cc_mpicall *c, MPI_Request *rq)
+static int bcast_by_alltoallv(const cc_mpirun *m, MPI_Request *rq)
 {
+    const cc_call *c = &m->call;
     return MPI_Ialltoallv(c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts,
                           c->rdispls, c->recvtype, c->comm, rq);
 }
@@ -72,9 +73,9 @@ static int bcast_by_alltoallv(const cc_mpicall *c, MPI_Request *rq)
  * the other group and nobody else sends anything.  The root's own group
  * passes MPI_PROC_NULL except at the root, so those processes cannot tell
  * whether the root is rank 0: every call takes the route. */
-static int route_inter_bcast(const cc_coll *coll, const char *who, cc_mpicall *c)
+static int route_inter_bcast(const char *who, cc_mpirun *m)
 {
-    (void)coll;
+    cc_call *c = &m->call;
     int n;
     MPI_Comm_remote_size(c->comm, &n);
     /* sendcounts, sdispls, recvcounts, rdispls, and two ints standing for
@@ -84,7 +85,7 @@ static int route_inter_bcast(const cc_coll *coll, const char *who, cc_mpicall *c
     void *buf = c->recvbuf;
     int count = c->recvcount;
     MPI_Datatype type = c->recvtype;
-    c->owned = a; /* bcast's call owns nothing else */
+    m->owned = a; /* bcast's call owns nothing else */
     c->sendcounts = a;
     c->sdispls = a + n;
     c->recvcounts = a + 2 * (size_t)n;
@@ -101,21 +102,21 @@ static int route_inter_bcast(const cc_coll *coll, const char *who, cc_mpicall *c
         c->recvbuf = buf;
         c->recvtype = type;
     } /* MPI_PROC_NULL: nothing */
-    c->istart = bcast_by_alltoallv;
+    m->istart = bcast_by_alltoallv;
     return MPI_SUCCESS;
 }
 
 /* ---- blocking reduce in place at a root other than 0 (MPICH) --------------- */
 
-static int root_not_0(const cc_mpicall *c) { return c->root != 0; }
+static int root_not_0(const cc_call *c) { return c->root != 0; }
 
 /* The root passes a copy of its receive buffer as the send buffer (the span
  * its datatype covers, copied byte for byte right before the call, freed
  * with the call).  Only the root passes MPI_IN_PLACE, and nothing changes
  * for the other processes. */
-static int route_reduce_in_place(const cc_coll *coll, const char *who, cc_mpicall *c)
+static int route_reduce_in_place(const char *who, cc_mpirun *m)
 {
-    (void)coll;
+    cc_call *c = &m->call;
     int rank;
     MPI_Comm_rank(c->comm, &rank);
     if (rank != c->root || !c->recvbuf) return MPI_SUCCESS; /* erroneous: MPI reports it */
@@ -128,30 +129,31 @@ static int route_reduce_in_place(const cc_coll *coll, const char *who, cc_mpical
     char *copy = malloc((size_t)span);
     if (!copy) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
     memcpy(copy, (const char *)c->recvbuf + tlb, (size_t)span);
-    c->owned = copy; /* reduce's call owns nothing else */
+    m->owned = copy; /* reduce's call owns nothing else */
     c->sendbuf = copy - tlb;
     return MPI_SUCCESS;
 }
 
 /* ---- inter-communicator barrier (Open MPI) --------------------------------- */
 
-static int barrier_by_iallreduce(const cc_mpicall *c, MPI_Request *rq)
+static int barrier_by_iallreduce(const cc_mpirun *m, MPI_Request *rq)
 {
+    const cc_call *c = &m->call;
     return MPI_Iallreduce(c->sendbuf, c->recvbuf, 1, MPI_INT, MPI_SUM, c->comm, rq);
 }
 
 /* MPI_Iallreduce of one int over the inter-communicator: each process's
  * result is reduced from every process of the other group, so none
  * completes before all of them entered. */
-static int route_inter_barrier(const cc_coll *coll, const char *who, cc_mpicall *c)
+static int route_inter_barrier(const char *who, cc_mpirun *m)
 {
-    (void)coll;
+    cc_call *c = &m->call;
     int *a = calloc(2, sizeof(int));
     if (!a) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
-    c->owned = a; /* barrier's call owns nothing else */
+    m->owned = a; /* barrier's call owns nothing else */
     c->sendbuf = a;
     c->recvbuf = a + 1;
-    c->istart = barrier_by_iallreduce;
+    m->istart = barrier_by_iallreduce;
     return MPI_SUCCESS;
 }
 
@@ -160,7 +162,7 @@ static int route_inter_barrier(const cc_coll *coll, const char *who, cc_mpicall 
 /* The datatype's true lower bound is not 0 (and there is something to
  * reduce).  A reduction's datatype and count are the same everywhere
  * (MPI's rule), so all processes decide alike. */
-static int type_has_gap(const cc_mpicall *c)
+static int type_has_gap(const cc_call *c)
 {
     MPI_Aint lb, extent, tlb, textent;
     MPI_Type_get_extent(c->recvtype, &lb, &extent);
@@ -174,9 +176,10 @@ typedef struct reduce_route {
     char mem[];         /* span bytes */
 } reduce_route;
 
-static int reduce_by_iallreduce(const cc_mpicall *c, MPI_Request *rq)
+static int reduce_by_iallreduce(const cc_mpirun *m, MPI_Request *rq)
 {
-    reduce_route *s = c->scratch;
+    const cc_call *c = &m->call;
+    reduce_route *s = m->scratch;
     const void *sb = c->sendbuf;
     void *rb = c->recvbuf;
     if (!s->here) rb = s->mem - s->tlb;
@@ -190,9 +193,9 @@ static int reduce_by_iallreduce(const cc_mpicall *c, MPI_Request *rq)
 /* MPI_Iallreduce; processes other than the root take the result into
  * scratch planned at the call, a root with MPI_IN_PLACE sends from a copy
  * of its receive buffer's span made at each start. */
-static int route_reduce_gap(const cc_coll *coll, const char *who, cc_mpicall *c)
+static int route_reduce_gap(const char *who, cc_mpirun *m)
 {
-    (void)coll;
+    cc_call *c = &m->call;
     MPI_Aint lb, extent, tlb, textent;
     MPI_Type_get_extent(c->recvtype, &lb, &extent);
     MPI_Type_get_true_extent(c->recvtype, &tlb, &textent);
@@ -204,8 +207,8 @@ static int route_reduce_gap(const cc_coll *coll, const char *who, cc_mpicall *c)
     s->tlb = tlb;
     s->span = span;
     s->here = rank == c->root;
-    c->scratch = s;
-    c->istart = reduce_by_iallreduce;
+    m->scratch = s;
+    m->istart = reduce_by_iallreduce;
     return MPI_SUCCESS;
 }
 
@@ -213,14 +216,14 @@ static int route_reduce_gap(const cc_coll *coll, const char *who, cc_mpicall *c)
 
 /* Two processes at least: with one there is no other process to fall out
  * of step with (Open MPI), no other block to mix up (MPICH). */
-static int several(const cc_mpicall *c)
+static int several(const cc_call *c)
 {
     int n;
     MPI_Comm_size(c->comm, &n);
     return n >= 2;
 }
 
-/* The packed send side, in c->scratch: counts and displacements (bytes)
+/* The packed send side, in m->scratch: counts and displacements (bytes)
  * of each destination's block, filled at each start. */
 typedef struct inplace_route {
     int n, cap;
@@ -230,7 +233,7 @@ typedef struct inplace_route {
     char *packed;
 } inplace_route;
 
-static int pack_blocks(const cc_mpicall *c, inplace_route *s, int w)
+static int pack_blocks(const cc_call *c, inplace_route *s, int w)
 {
     int pos = 0;
     for (int i = 0; i < s->n; i++) {
@@ -248,18 +251,20 @@ static int pack_blocks(const cc_mpicall *c, inplace_route *s, int w)
     return MPI_SUCCESS;
 }
 
-static int istart_alltoallv(const cc_mpicall *c, MPI_Request *rq)
+static int istart_alltoallv(const cc_mpirun *m, MPI_Request *rq)
 {
-    inplace_route *s = c->scratch;
+    const cc_call *c = &m->call;
+    inplace_route *s = m->scratch;
     int rc = pack_blocks(c, s, 0);
     if (rc != MPI_SUCCESS) return rc;
     return MPI_Ialltoallv(s->packed, s->counts, s->displs, MPI_PACKED, c->recvbuf, c->recvcounts, c->rdispls,
                           c->recvtype, c->comm, rq);
 }
 
-static int istart_alltoallw(const cc_mpicall *c, MPI_Request *rq)
+static int istart_alltoallw(const cc_mpirun *m, MPI_Request *rq)
 {
-    inplace_route *s = c->scratch;
+    const cc_call *c = &m->call;
+    inplace_route *s = m->scratch;
     int rc = pack_blocks(c, s, 1);
     if (rc != MPI_SUCCESS) return rc;
     return MPI_Ialltoallw(s->packed, s->counts, s->displs, s->types, c->recvbuf, c->recvcounts, c->rdispls,
@@ -267,7 +272,7 @@ static int istart_alltoallw(const cc_mpicall *c, MPI_Request *rq)
 }
 
 /* Bytes the receive blocks take packed (*total), or an error code. */
-static int packed_size(const cc_coll *coll, const char *who, const cc_mpicall *c, int n, int w, MPI_Aint *total)
+static int packed_size(const char *who, const cc_call *c, int n, int w, MPI_Aint *total)
 {
     *total = 0;
     for (int i = 0; i < n; i++) {
@@ -283,7 +288,7 @@ static int packed_size(const cc_coll *coll, const char *who, const cc_mpicall *c
                              "%s: with MPI_IN_PLACE the receive blocks are sent from a packed copy (this MPI's "
                              "in-place non-blocking %s is wrong), which cannot exceed INT_MAX bytes (here %lld); "
                              "use a separate send buffer or the blocking call",
-                             who, coll->name, (long long)*total);
+                             who, c->coll->name, (long long)*total);
     return MPI_SUCCESS;
 }
 
@@ -294,14 +299,15 @@ static int packed_size(const cc_coll *coll, const char *who, const cc_mpicall *c
  * MPI_IN_PLACE (MPI requires it of all), so all take the route and take
  * the same tags.  Persistent requests start the non-blocking call too
  * (MPI's persistent form has the same defect). */
-static int route_inplace_alltoall(const cc_coll *coll, const char *who, cc_mpicall *c)
+static int route_inplace_alltoall(const char *who, cc_mpirun *m)
 {
-    int w = coll == &cc_coll_alltoallw, n, rc;
+    cc_call *c = &m->call;
+    int w = c->coll == &cc_coll_alltoallw, n, rc;
     MPI_Comm_size(c->comm, &n);
     MPI_Aint total = 0, lb, extent = 0;
     if (!w && MPI_Type_get_extent(c->recvtype, &lb, &extent) != MPI_SUCCESS)
         return cc_error_code(MPI_ERR_TYPE, "%s: recvtype: MPI_Type_get_extent failed", who);
-    if ((rc = packed_size(coll, who, c, n, w, &total)) != MPI_SUCCESS) return rc;
+    if ((rc = packed_size(who, c, n, w, &total)) != MPI_SUCCESS) return rc;
     size_t nb = sizeof(inplace_route) + sizeof(MPI_Datatype) * (size_t)n + sizeof(int) * 2 * (size_t)n;
     char *mem = malloc(nb + (size_t)total + 1);
     if (!mem) return cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory", who);
@@ -314,8 +320,8 @@ static int route_inplace_alltoall(const cc_coll *coll, const char *who, cc_mpica
     s->displs = s->counts + n;
     s->packed = mem + nb;
     for (int i = 0; i < n; i++) s->types[i] = MPI_PACKED;
-    c->scratch = s;
-    c->istart = w ? istart_alltoallw : istart_alltoallv;
+    m->scratch = s;
+    m->istart = w ? istart_alltoallw : istart_alltoallv;
     return MPI_SUCCESS;
 }
 
@@ -332,8 +338,8 @@ typedef struct route {
     int inter;                                       /* INTRA or INTER communicators */
     int in_place;                                    /* IN_PLACE: only with MPI_IN_PLACE as sendbuf */
     int live;                                        /* the MPI with the defect: ON_* (1 there) */
-    int (*when)(const cc_mpicall *c);                /* a further condition, NULL: none */
-    int (*route)(const cc_coll *coll, const char *who, cc_mpicall *c);
+    int (*when)(const cc_call *c);                /* a further condition, NULL: none */
+    int (*route)(const char *who, cc_mpirun *m);
     const char *defect;                              /* what the MPI gets wrong */
     const char *shown_by;                            /* the test that fails without the route */
 } route;
@@ -370,15 +376,16 @@ static const route routes[] = {
       "inplace_nbc_np3 (wrong data)" },
 };
 
-int cc_global_route(const cc_coll *coll, const char *who, cc_mpicall *c, int inter, int mode)
+int cc_global_route(const char *who, cc_mpirun *m, int inter, int mode)
 {
+    const cc_coll *coll = m->call.coll;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
         const route *r = &routes[i];
         if (!r->live || r->coll != coll || !(r->modes & (1u << mode)) || r->inter != (inter ? INTER : INTRA))
             continue;
-        if (r->in_place == IN_PLACE && c->sendbuf != MPI_IN_PLACE) continue;
-        if (r->when && !r->when(c)) continue;
-        return r->route(coll, who, c);
+        if (r->in_place == IN_PLACE && m->call.sendbuf != MPI_IN_PLACE) continue;
+        if (r->when && !r->when(&m->call)) continue;
+        return r->route(who, m);
     }
     return MPI_SUCCESS;
 }

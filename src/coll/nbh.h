@@ -1,7 +1,8 @@
 /* Between the neighbourhood pipeline's run (nbh_run.c) and its planning
- * (nbh_plan.c): the run calls these, in this order, for a call a on the
- * neighbourhood n of its communicator.  Internal to coll/; every function
- * is local and returns MPI_SUCCESS or an error code (not raised). */
+ * (nbh_plan.c): the run calls these, in this order, for a checked call a
+ * (coll/check.c) on the neighbourhood n of its communicator.  Internal to
+ * coll/; every function is local and returns MPI_SUCCESS or an error code
+ * (not raised). */
 #ifndef CC_COLL_NBH_H
 #define CC_COLL_NBH_H
 
@@ -10,24 +11,20 @@
 #include "exec/plan.h"
 #include "topo/comm.h"
 
-/* The checks of call a's arguments that do not need its blocks (the six
- * [core] collectives; the others are checked by their front, neighbor.c). */
-int cc_nbh_check_call(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n);
-
 /* Decide for call a under the choice `want` whether it takes a schedule of
  * its own (*special: its algorithm, else 0): an allreduce that reduces on
  * the way, a rooted collective along trees (rooted.c).  Everything it
  * reads is the same on every process once want is. */
-int cc_nbh_special(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *special);
+int cc_nbh_special(const char *who, const cc_call *a, cc_nbh *n, cc_choice want, int *special);
 
 /* A call's blocks, described once for checks, model and plans, and
  * checked (buffers, block sizes). */
-int cc_nbh_describe(const char *who, const cc_args *a, const cc_nbh *n, int special, cc_blocks **blocks);
+int cc_nbh_describe(const char *who, const cc_call *a, const cc_nbh *n, int special, cc_blocks **blocks);
 
 /* Plan a call over its blocks: the candidates, one plan each; a cacheable
  * call's plan goes into the plan cache.  Non-persistent plans get their
  * tag later (cc_comm_tag), persistent ones use `tag`. */
-int cc_nbh_plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
+int cc_nbh_plan_call(const char *who, const cc_call *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
                      cc_choice want, int special, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans);
 
 /* Release plan p: back to the plan cache if it came from there, else

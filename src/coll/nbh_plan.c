@@ -1,6 +1,7 @@
 /* The neighbourhood pipeline's planning (coll/nbh.h), called by its run
- * (nbh_run.c): the checks of a call's arguments and blocks, its blocks
- * described once for checks, model and plans, and its plans -- the
+ * (nbh_run.c): the checks of a call's blocks (its arguments are checked
+ * before, coll/check.c), its blocks described once for checks, model and
+ * plans, and its plans -- the
  * candidates of the Cartesian schedules (the six [core] collectives), the
  * allreduce that reduces on the way or gathers and reduces, the rooted
  * trees (rooted.c) and the per-edge plans of the other seed-000
@@ -19,53 +20,10 @@
 
 #include <stdio.h>
 
-/* ---- argument checks --------------------------------------------------- */
-
-/* Checks of one side's description (counts, displacements, types). */
-static int check_side(MPI_Comm priv, const char *who, const cc_args *a, int side, int t)
-{
-    int send = side == CC_SIDE_SEND;
-    const char *sname = send ? "send" : "recv";
-    /* names for messages, without formatting on every call */
-    const char *tname = send ? "sendtype" : "recvtype", *tsname = send ? "sendtypes" : "recvtypes";
-    if (send && a->collective == CC_ALLGATHER) {
-        if (a->sendcount < 0) return cc_error_code(MPI_ERR_COUNT, "%s: sendcount = %d is negative", who, a->sendcount);
-        int why = cc_type_usable(priv, a->sendtype);
-        return why ? cc_type_error(who, "sendtype", -1, why) : MPI_SUCCESS;
-    }
-    if (a->variant == CC_REGULAR) {
-        int c = send ? a->sendcount : a->recvcount;
-        if (c < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, sname, c);
-        int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
-        return why ? cc_type_error(who, tname, -1, why) : MPI_SUCCESS;
-    }
-    const int *counts = send ? a->sendcounts : a->recvcounts;
-    const void *displs = a->variant == CC_VECTOR ? (const void *)(send ? a->sdispls : a->rdispls)
-                                                 : (const void *)(send ? a->sdisplsw : a->rdisplsw);
-    const MPI_Datatype *types = send ? a->sendtypes : a->recvtypes;
-    if (t == 0) return MPI_SUCCESS;
-    if (!counts) return cc_error_code(MPI_ERR_ARG, "%s: %scounts is NULL", who, sname);
-    if (!displs)
-        return cc_error_code(MPI_ERR_ARG, "%s: %s is NULL", who,
-                        send ? "sdispls" : (a->collective == CC_ALLGATHER ? "displs" : "rdispls"));
-    if (a->variant == CC_W && !types) return cc_error_code(MPI_ERR_ARG, "%s: %stypes is NULL", who, sname);
-    for (int i = 0; i < t; i++)
-        if (counts[i] < 0)
-            return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, sname, i, counts[i]);
-    if (a->variant == CC_VECTOR) {
-        int why = cc_type_usable(priv, send ? a->sendtype : a->recvtype);
-        return why ? cc_type_error(who, tname, -1, why) : MPI_SUCCESS;
-    }
-    for (int i = 0; i < t; i++) {
-        if (i > 0 && types[i] == types[i - 1]) continue;
-        int why = cc_type_usable(priv, types[i]);
-        if (why) return cc_type_error(who, tsname, i, why);
-    }
-    return MPI_SUCCESS;
-}
+/* ---- checks of the blocks ---------------------------------------------- */
 
 /* Buffers and block sizes of a call's blocks (counts and types valid). */
-static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, const cc_blocks *b)
+static int check_blocks(const char *who, const cc_call *a, const cc_nbh *n, const cc_blocks *b)
 {
     /* A NULL buffer is MPI_BOTTOM: fine with derived types of absolute
      * addresses, and with any type where the w variants give absolute
@@ -99,17 +57,6 @@ static int check_blocks(const char *who, const cc_args *a, const cc_nbh *n, cons
     return MPI_SUCCESS;
 }
 
-/* (coll/nbh.h) */
-int cc_nbh_check_call(MPI_Comm priv, const char *who, const cc_args *a, const cc_nbh *n)
-{
-    if (!cc_coll_core(a->collective)) return MPI_SUCCESS; /* checked by the front (coll/neighbor.c) */
-    if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
-        return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
-    int rc = check_side(priv, who, a, CC_SIDE_SEND, cc_nbh_nsendblocks(n));
-    if (rc == MPI_SUCCESS) rc = check_side(priv, who, a, CC_SIDE_RECV, cc_nbh_nrecvblocks(n));
-    return rc;
-}
-
 /* ---- planning ------------------------------------------------------------ */
 
 static int status_code(const char *who, int status)
@@ -124,10 +71,10 @@ void cc_nbh_plan_release(cc_comm *cs, cc_plan *p)
     else cc_plan_free(p);
 }
 
-static int gathered(const cc_args *a, const cc_nbh *n, int special);
+static int gathered(const cc_call *a, const cc_nbh *n, int special);
 
 /* (coll/nbh.h) */
-int cc_nbh_describe(const char *who, const cc_args *a, const cc_nbh *n, int special, cc_blocks **blocks)
+int cc_nbh_describe(const char *who, const cc_call *a, const cc_nbh *n, int special, cc_blocks **blocks)
 {
     int rc;
     if (gathered(a, n, special)) {
@@ -136,14 +83,14 @@ int cc_nbh_describe(const char *who, const cc_args *a, const cc_nbh *n, int spec
         /* Per-edge plans: the caller's blocks in its own order; which sides
          * are significant depends on the root. */
         int here = a->root == n->rank, nsend = 1, nrecv = 1;
-        if (a->collective == CC_BCAST || a->collective == CC_SCATTER) nsend = here ? cc_args_nsend(a, cc_nbh_nsendblocks(n)) : 0;
+        if (a->collective == CC_BCAST || a->collective == CC_SCATTER) nsend = here ? cc_call_nsend(a, cc_nbh_nsendblocks(n)) : 0;
         if (a->collective == CC_GATHER && here && a->in_place) nsend = 0;
         if (a->collective == CC_BCAST) nrecv = !here;
-        if (a->collective == CC_GATHER || a->collective == CC_REDUCE) nrecv = here ? cc_args_nrecv(a, cc_nbh_nrecvblocks(n)) : 0;
+        if (a->collective == CC_GATHER || a->collective == CC_REDUCE) nrecv = here ? cc_call_nrecv(a, cc_nbh_nrecvblocks(n)) : 0;
         if (a->collective == CC_SCATTER && here && a->in_place) nrecv = 0;
         rc = cc_blocks_new(a, nsend, nrecv, NULL, NULL, blocks);
     } else {
-        rc = cc_blocks_new(a, cc_args_nsend(a, n->graph ? n->outdeg : n->t), n->t, n->sperm, n->rperm, blocks);
+        rc = cc_blocks_new(a, cc_call_nsend(a, n->graph ? n->outdeg : n->t), n->t, n->sperm, n->rperm, blocks);
     }
     if (rc != MPI_SUCCESS) return cc_error_mpi_code(rc, who);
     if ((rc = check_blocks(who, a, n, *blocks)) == MPI_SUCCESS && special && a->collective != CC_ALLREDUCE) {
@@ -162,7 +109,7 @@ int cc_nbh_describe(const char *who, const cc_args *a, const cc_nbh *n, int spec
 
 /* The per-edge plan of a seed-000 collective (its schedule and local plan
  * depend on the root, so the plan owns them). */
-static int plan_edges(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, int mode, int tag,
+static int plan_edges(const char *who, const cc_call *a, cc_nbh *n, MPI_Comm priv, int mode, int tag,
                       cc_blocks *blocks, cc_plan **plan)
 {
     cc_edges e;
@@ -187,13 +134,13 @@ static int plan_edges(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm pri
  * the allgather's schedules (every algorithm, chosen like the allgather's)
  * into temporaries and reduces them in neighbour order after the last
  * phase. */
-static int gathered(const cc_args *a, const cc_nbh *n, int special)
+static int gathered(const cc_call *a, const cc_nbh *n, int special)
 {
     return a->collective == CC_ALLREDUCE && !n->graph && !special;
 }
 
 /* (coll/nbh.h) */
-int cc_nbh_special(const char *who, const cc_args *a, cc_nbh *n, cc_choice want, int *special)
+int cc_nbh_special(const char *who, const cc_call *a, cc_nbh *n, cc_choice want, int *special)
 {
     int size = 0, st = CC_OK;
     *special = 0;
@@ -255,7 +202,7 @@ static void report_plans(const char *who, cc_plan *const *plans, int nplans)
 }
 
 /* (coll/nbh.h) */
-int cc_nbh_plan_call(const char *who, const cc_args *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
+int cc_nbh_plan_call(const char *who, const cc_call *a, cc_comm *cs, MPI_Comm priv, int mode, int cacheable,
                      cc_choice want, int special, int tag, cc_blocks *blocks, cc_plan **plans, int *nplans)
 {
     cc_nbh *n = cs->nbh;

@@ -1,11 +1,11 @@
-/* The neighbourhood pipeline's run (coll/coll.h: cc_nbh_run): the six
- * [core] collectives in blocking, non-blocking and persistent form, and the
- * others with neighbourhood meaning (neighbor.c).  A call is checked,
- * described as blocks and planned (nbh_plan.c), then run here: without a
- * request (blocking), as a transient request, or as a persistent one whose
- * processes agree on the choice and the tags.  The entry points
- * (api/entry_points.gen.c, made by maint/gen.py) describe their blocks in a
- * cc_args and call the front (api/front.c), which calls cc_nbh_run. */
+/* The neighbourhood pipeline's run (coll/coll.h: cc_nbh_run): every
+ * collective with neighbourhood meaning in blocking, non-blocking and
+ * persistent form.  The entry points (api/entry_points.gen.c, made by
+ * maint/gen.py) describe their call in a cc_call and call the front
+ * (api/front.c); neighbor.c checks it and describes it as blocks; here it
+ * is planned (nbh_plan.c) and run: without a request (blocking), as a
+ * transient request, or as a persistent one whose processes agree on the
+ * choice and the tags. */
 #include "cartcoll.h"
 
 #include "coll/coll.h"
@@ -39,14 +39,12 @@ static int run_blocking(MPI_Comm comm, cc_comm *cs, const char *who, cc_plan *p,
 
 /* Blocking and non-blocking calls: every check is local and a failed call
  * takes no tag, so processes that fail differently stay in step. */
-static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, int mode,
+static int transient(const char *who, const cc_call *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, int mode,
                      Cart_request *request)
 {
     cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0, rc = MPI_SUCCESS, cacheable = 0, special = 0;
-    if (mode != CC_MODE_BLOCKING && !request) rc = cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
-    if (rc == MPI_SUCCESS) rc = cc_nbh_check_call(priv, who, a, cs->nbh);
-    if (rc == MPI_SUCCESS) rc = cc_nbh_special(who, a, cs->nbh, cs->nbh->defaults, &special);
+    int nplans = 0, cacheable = 0, special = 0;
+    int rc = cc_nbh_special(who, a, cs->nbh, cs->nbh->defaults, &special);
     if (rc == MPI_SUCCESS) {
         int rooted = cc_coll_rooted(a->collective);
         cacheable = (cc_coll_core(a->collective) || a->collective == CC_ALLREDUCE || rooted) && !cs->nbh->graph &&
@@ -97,12 +95,11 @@ static int transient(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *
 /* Persistent *_init: the processes agree (one small reduction) on success,
  * on the algorithm and executor asked for, and on a tag pair no live request
  * of any of them holds.  A failure anywhere fails the call everywhere. */
-static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, MPI_Info info,
-                      Cart_request *request)
+static int persistent(const char *who, const cc_call *a, MPI_Comm comm, cc_comm *cs, MPI_Comm priv, MPI_Info info,
+                      Cart_request *request, int checked)
 {
     cc_choice want = cs->nbh->defaults;
-    int rc = request ? MPI_SUCCESS : cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
-    if (rc == MPI_SUCCESS) rc = cc_nbh_check_call(priv, who, a, cs->nbh);
+    int rc = checked;
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
     cc_blocks *blocks = NULL;
     int special = 0, local = 0;
@@ -138,14 +135,12 @@ static int persistent(const char *who, const cc_args *a, MPI_Comm comm, cc_comm 
     return MPI_SUCCESS;
 }
 
-int cc_nbh_run(const char *who, const cc_args *a, MPI_Comm comm, int kind, cc_comm *cs, int mode, MPI_Info info,
-               Cart_request *request)
+int cc_nbh_run(const char *who, const cc_call *a, MPI_Comm comm, cc_comm *cs, int mode, MPI_Info info,
+               Cart_request *request, int checked)
 {
     MPI_Comm priv;
-    int rc = MPI_SUCCESS;
-    if (kind == CC_KIND_CART || kind == CC_KIND_GRAPH) rc = cc_adopt(comm, kind, &cs, who);
-    if (rc == MPI_SUCCESS) rc = cc_comm_ready(cs, who, &priv);
+    int rc = cc_comm_ready(cs, who, &priv);
     if (rc != MPI_SUCCESS) return cc_error_raise(comm, rc);
-    if (mode == CC_MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request);
+    if (mode == CC_MODE_PERSISTENT) return persistent(who, a, comm, cs, priv, info, request, checked);
     return transient(who, a, comm, cs, priv, mode, request);
 }

@@ -18,11 +18,11 @@
 
 /* Receive blocks that only describe the layout of scratch on the way:
  * t times the signature of the send side (same as the receive side's). */
-static int scratch_like_send(const cc_args *a, int nsend, int t, cc_blocks **out)
+static int scratch_like_send(const cc_call *a, int nsend, int t, cc_blocks **out)
 {
     int *zeros = cc_alloc_zarray((size_t)t, sizeof(int));
     if (!zeros) return MPI_ERR_NO_MEM;
-    cc_args b = *a;
+    cc_call b = *a;
     b.recvbuf = (void *)a->sendbuf;
     b.recvcount = a->sendcount;
     b.recvtype = a->sendtype;
@@ -31,7 +31,7 @@ static int scratch_like_send(const cc_args *a, int nsend, int t, cc_blocks **out
     return rc;
 }
 
-int cc_rooted_blocks(const cc_args *a, const cc_nbh *n, cc_blocks **out)
+int cc_rooted_blocks(const cc_call *a, const cc_nbh *n, cc_blocks **out)
 {
     int t = n->t, here = a->root == n->rank, rc;
     switch (a->collective) {
@@ -47,7 +47,7 @@ int cc_rooted_blocks(const cc_args *a, const cc_nbh *n, cc_blocks **out)
             free(zeros);
             return rc;
         } else {
-            cc_args b = *a; /* scratch like the receive buffer, nothing to send */
+            cc_call b = *a; /* scratch like the receive buffer, nothing to send */
             b.sendbuf = a->recvbuf;
             b.sendcount = a->recvcount;
             b.sendtype = a->recvtype;
@@ -62,7 +62,7 @@ int cc_rooted_blocks(const cc_args *a, const cc_nbh *n, cc_blocks **out)
     }
 }
 
-int cc_rooted_plan(const char *who, const cc_args *a, cc_nbh *n, MPI_Comm priv, int persistent, int tree,
+int cc_rooted_plan(const char *who, const cc_call *a, cc_nbh *n, MPI_Comm priv, int persistent, int tree,
                    cc_choice want, int tag, cc_blocks *blocks, cc_plan **plan)
 {
     const cc_schedule *s;

@@ -9,7 +9,7 @@
 
 typedef struct cc_cache_entry {
     cc_plan *plan;
-    cc_args key;          /* arrays point into `store` */
+    cc_call key;          /* arrays point into `store` */
     void *store;
     int in_use;
     unsigned long stamp;  /* last use, for eviction */
@@ -23,7 +23,7 @@ struct cc_plancache {
     int t;
 };
 
-int cc_plancache_eligible(const cc_args *a, int t)
+int cc_plancache_eligible(const cc_call *a, int t)
 {
     int w = a->variant == CC_W;
     if (a->collective == CC_ALLGATHER || !w) {
@@ -38,7 +38,7 @@ int cc_plancache_eligible(const cc_args *a, int t)
     return 1;
 }
 
-int cc_plancache_eligible_rooted(const cc_args *a, int here)
+int cc_plancache_eligible_rooted(const cc_call *a, int here)
 {
     if (a->variant != CC_REGULAR) return 0;
     switch (a->collective) {
@@ -56,7 +56,7 @@ typedef struct arrays {
     size_t sz[6];
 } arrays;
 
-static arrays arrays_of(const cc_args *a)
+static arrays arrays_of(const cc_call *a)
 {
     arrays r;
     memset(&r, 0, sizeof r);
@@ -73,7 +73,7 @@ static arrays arrays_of(const cc_args *a)
     return r;
 }
 
-static int same(const cc_args *a, const cc_args *b, int t)
+static int same(const cc_call *a, const cc_call *b, int t)
 {
     if (a->collective != b->collective || a->variant != b->variant || a->sendbuf != b->sendbuf ||
         a->recvbuf != b->recvbuf || a->sendcount != b->sendcount || a->sendtype != b->sendtype ||
@@ -98,7 +98,7 @@ static void entry_clear(cc_cache_entry *e)
 }
 
 /* Deep copy of a's arrays into e->key. */
-static int entry_key(cc_cache_entry *e, const cc_args *a, int t)
+static int entry_key(cc_cache_entry *e, const cc_call *a, int t)
 {
     arrays x = arrays_of(a);
     size_t total = 0;
@@ -153,7 +153,7 @@ static struct cc_plancache *cache_of(cc_comm *c)
     return (struct cc_plancache *)have;
 }
 
-cc_plan *cc_plancache_take(cc_comm *c, const cc_args *a)
+cc_plan *cc_plancache_take(cc_comm *c, const cc_call *a)
 {
     struct cc_plancache *pc = cache_of(c);
     if (!pc) return NULL;
@@ -171,7 +171,7 @@ cc_plan *cc_plancache_take(cc_comm *c, const cc_args *a)
     return p;
 }
 
-int cc_plancache_put(cc_comm *c, const cc_args *a, cc_plan *p)
+int cc_plancache_put(cc_comm *c, const cc_call *a, cc_plan *p)
 {
     struct cc_plancache *pc = cache_of(c);
     if (!pc) return 0;

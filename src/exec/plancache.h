@@ -17,18 +17,18 @@
 #define CC_PLAN_CACHE_SIZE 4
 
 /* Whether a call may be cached: all its datatypes are predefined. */
-int cc_plancache_eligible(const cc_args *a, int t);
+int cc_plancache_eligible(const cc_call *a, int t);
 /* The same for a regular bcast, gather, scatter or reduce: only the
  * datatypes significant at this process (`here`: it is the root), since
  * the others may be anything the user passed. */
-int cc_plancache_eligible_rooted(const cc_args *a, int here);
+int cc_plancache_eligible_rooted(const cc_call *a, int here);
 
 /* A free cached plan for these arguments, now in use; NULL if none. */
-cc_plan *cc_plancache_take(cc_comm *c, const cc_args *a);
+cc_plan *cc_plancache_take(cc_comm *c, const cc_call *a);
 
 /* Remember a new plan (now in use) made for `a`; returns 0 if the cache
  * did not take it (the caller keeps ownership). */
-int cc_plancache_put(cc_comm *c, const cc_args *a, cc_plan *p);
+int cc_plancache_put(cc_comm *c, const cc_call *a, cc_plan *p);
 
 /* The operation using p (a plan of c's cache) finished: p goes back to the
  * cache. */

@@ -7,21 +7,21 @@
 
 #include <stdlib.h>
 
-void cc_mpicall_release(cc_mpicall *c)
+void cc_mpirun_release(cc_mpirun *m)
 {
-    for (int i = 0; i < c->ndups; i++) MPI_Type_free(&c->dups[i]);
-    c->ndups = 0;
-    free(c->owned);
-    c->owned = NULL;
-    free(c->scratch);
-    c->scratch = NULL;
+    for (int i = 0; i < m->ndups; i++) MPI_Type_free(&m->dups[i]);
+    m->ndups = 0;
+    free(m->owned);
+    m->owned = NULL;
+    free(m->scratch);
+    m->scratch = NULL;
 }
 
 static int mpi_start(Cart_request r)
 {
     r->error = MPI_SUCCESS;
     r->state = CC_REQ_ACTIVE;
-    int rc = r->mpersist ? MPI_Start(&r->mreq) : r->call.istart(&r->call, &r->mreq);
+    int rc = r->mpersist ? MPI_Start(&r->mreq) : r->run.istart(&r->run, &r->mreq);
     if (rc != MPI_SUCCESS) {
         r->error = rc;
         r->state = CC_REQ_DONE;
@@ -56,7 +56,7 @@ static int mpi_raise(Cart_request r, int code) { return cc_error_raise(r->user, 
 static void mpi_destroy(Cart_request r)
 {
     if (r->mreq != MPI_REQUEST_NULL) MPI_Request_free(&r->mreq);
-    cc_mpicall_release(&r->call);
+    cc_mpirun_release(&r->run);
 }
 
 static const struct cc_req_ops mpi_ops = {
@@ -68,15 +68,15 @@ static const struct cc_req_ops mpi_ops = {
     .destroy = mpi_destroy,
 };
 
-int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int persistent, const cc_mpicall *call)
+int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int persistent, const cc_mpirun *run)
 {
     Cart_request r = cc_request_alloc(&mpi_ops, user, who, persistent);
     if (!r) {
-        cc_mpicall copy = *call;
-        cc_mpicall_release(&copy);
+        cc_mpirun copy = *run;
+        cc_mpirun_release(&copy);
         return MPI_ERR_NO_MEM;
     }
-    r->call = *call;
+    r->run = *run;
     *out = r;
     return MPI_SUCCESS;
 }

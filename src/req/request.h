@@ -33,28 +33,20 @@
 enum { CC_REQ_INACTIVE = 0, CC_REQ_ACTIVE = 1, CC_REQ_DONE = 2 };
 
 /* An operation that MPI itself runs (global and inter-communicator
- * meaning): the arguments of the call and the non-blocking MPI call that
- * starts it.  Argument arrays the front had to convert or copy live in
- * `owned`, datatypes it duplicated in dups[0..ndups); both are released
- * with the call (cc_mpicall_release). */
-typedef struct cc_mpicall {
-    int (*istart)(const struct cc_mpicall *c, MPI_Request *rq);
-    const void *sendbuf;
-    void *recvbuf;
-    int sendcount, recvcount;
-    const int *sendcounts, *recvcounts, *sdispls, *rdispls;
-    MPI_Datatype sendtype, recvtype;
-    const MPI_Datatype *sendtypes, *recvtypes;
-    MPI_Op op;
-    int root;
-    MPI_Comm comm;
+ * meaning): the call (bind/call.h) as MPI's collective takes it and the
+ * non-blocking MPI call that starts it.  Argument arrays the front had to
+ * convert or copy live in `owned`, datatypes it duplicated in
+ * dups[0..ndups); both are released with the run (cc_mpirun_release). */
+typedef struct cc_mpirun {
+    cc_call call;
+    int (*istart)(const struct cc_mpirun *m, MPI_Request *rq);
     void *owned;
     MPI_Datatype *dups;
     int ndups;
-    void *scratch; /* memory of a route's istart (coll/global_routes.c), freed with the call */
-} cc_mpicall;
+    void *scratch; /* memory of a route's istart (coll/global_routes.c), freed with the run */
+} cc_mpirun;
 
-void cc_mpicall_release(cc_mpicall *c);
+void cc_mpirun_release(cc_mpirun *m);
 enum { CC_TUNE_TRIALS = 4 }; /* timed runs per candidate (the fastest counts) */
 struct cc_part;
 
@@ -93,11 +85,11 @@ struct cart_request_s {
     void *attach;
     void (*attach_free)(void *);
     /* MPI runs the operation (mpi_request.c; cs is then NULL): mreq is its
-     * request, made by call.istart at each start, or (mpersist) MPI's
+     * request, made by run.istart at each start, or (mpersist) MPI's
      * persistent request made once at _init and started with MPI_Start. */
     int mpersist;
     MPI_Request mreq;
-    cc_mpicall call;
+    cc_mpirun run;
     /* Partitioned (part/part.h, the layer above: opaque here). */
     struct cc_part *part;
     /* A plan (plan_request.c): */
@@ -123,10 +115,10 @@ Cart_request cc_request_alloc(const struct cc_req_ops *ops, MPI_Comm user, const
 int cc_request_new(Cart_request *out, cc_comm *cs, MPI_Comm user, const char *who, int persistent,
                    cc_plan **plans, int n, int pair);
 
-/* Make an inactive request for an operation MPI runs: `call` (copied; the
+/* Make an inactive request for an operation MPI runs: `run` (copied; the
  * request owns what it holds from now on, also on failure).  Returns
  * MPI_SUCCESS or an error class. */
-int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int persistent, const cc_mpicall *call);
+int cc_request_new_mpi(Cart_request *out, MPI_Comm user, const char *who, int persistent, const cc_mpirun *run);
 
 /* Report error `code` (made by cc_error_code) about r through the error
  * handler of the communicator r was made on -- as that handler was when the

@@ -38,7 +38,7 @@
  *
  * On a mesh a block may pass through a process that has no block of its
  * own for that offset: regular calls must then give the same block
- * signature on every process (cartcoll.h), which bind/args.c uses for
+ * signature on every process (cartcoll.h), which bind/call.c uses for
  * those blocks' temporaries.
  *
  * Not detected (the per-edge plan, which is correct, runs instead): grids

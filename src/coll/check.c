@@ -1,8 +1,8 @@
-/* The local checks of collectives with global or inter-communicator
- * meaning (coll/global_check.h): what is significant on this process, then
- * its counts, arrays, datatypes and buffers, before MPI sees them (an MPI
- * crashes on some bad arguments instead of raising an error). */
-#include "coll/global_check.h"
+/* The one check of a call (coll/check.h), for every meaning, driven by
+ * its descriptor's flags: what is significant on this process, then its
+ * counts, arrays, datatypes and buffers, before MPI or a plan sees them
+ * (an MPI crashes on some bad arguments instead of raising an error). */
+#include "coll/check.h"
 
 #include "base/errors.h"
 #include "bind/typemap.h"
@@ -22,7 +22,9 @@ static void make_probe(void)
 }
 
 
-static sides significant(unsigned f, const cc_mpicall *c, int root, int nsend, int nrecv)
+/* (a v or w side whose arrays have no entries -- no neighbours -- is not
+ * significant: its arrays may be NULL) */
+static sides significant(unsigned f, const cc_call *c, int root, int nsend, int nrecv)
 {
     sides s;
     s.nsend = nsend;
@@ -30,17 +32,17 @@ static sides significant(unsigned f, const cc_mpicall *c, int root, int nsend, i
     int sp = c->sendbuf != MPI_IN_PLACE, rp = c->recvbuf != MPI_IN_PLACE;
     s.send = sp && ((f & CC_F_SEND) || ((f & CC_F_SEND_ROOT) && root));
     s.recv = rp && ((f & CC_F_RECV) || ((f & CC_F_RECV_ROOT) && root));
-    s.sendv = sp && ((f & CC_F_SENDV) || ((f & CC_F_SENDV_ROOT) && root));
-    s.recvv = (f & CC_F_RECVV) || ((f & CC_F_RECVV_ROOT) && root);
-    s.sendw = sp && (f & CC_F_W);
-    s.recvw = (f & CC_F_W) != 0;
+    s.sendv = sp && nsend != 0 && ((f & CC_F_SENDV) || ((f & CC_F_SENDV_ROOT) && root));
+    s.recvv = nrecv != 0 && ((f & CC_F_RECVV) || ((f & CC_F_RECVV_ROOT) && root));
+    s.sendw = sp && nsend != 0 && (f & CC_F_SENDW);
+    s.recvw = nrecv != 0 && (f & CC_F_RECVW);
     return s;
 }
 
 /* The root of a rooted call: valid for the communicator, and whether this
  * process is it.  Inter-communicators: MPI_ROOT, MPI_PROC_NULL or a rank of
  * the remote group. */
-static int check_root(const char *who, const cc_mpicall *c, int inter, int *here)
+static int check_root(const char *who, const cc_call *c, int inter, int *here)
 {
     int size, rank = -1;
     if (inter) MPI_Comm_remote_size(c->comm, &size);
@@ -83,17 +85,20 @@ static int check_side(const char *who, const char *side, int n, int count, const
 
 /* f: the collective's flags (reduce_scatter's recvcounts have no
  * displacements; MPI names the one displacement array of a collective with
- * one v side `displs`). */
-static int check_arrays(const char *who, unsigned f, const cc_mpicall *c, const sides *s)
+ * one array side `displs`).  Byte displacements are MPI_Aint (sdisplsw,
+ * the Cart_ w calls) or int (sdispls, MPI_Alltoallw's, global_core.c). */
+static int check_arrays(const char *who, unsigned f, const cc_call *c, const sides *s)
 {
     const char *what = NULL;
-    int both = (f & (CC_F_SENDV | CC_F_SENDV_ROOT)) && (f & (CC_F_RECVV | CC_F_RECVV_ROOT));
+    int both = (f & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_SENDW)) && (f & (CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_RECVW));
+    const void *sd = c->sdisplsw ? (const void *)c->sdisplsw : (const void *)c->sdispls;
+    const void *rd = c->rdisplsw ? (const void *)c->rdisplsw : (const void *)c->rdispls;
     if ((s->sendv || s->sendw) && !c->sendcounts) what = "sendcounts";
     else if ((s->recvv || s->recvw) && !c->recvcounts) what = "recvcounts";
-    else if (s->sendv && !c->sdispls) what = both ? "sdispls" : "displs";
-    else if (s->recvv && !(f & CC_F_LOCAL_N) && !c->rdispls) what = both ? "rdispls" : "displs";
-    else if (s->sendw && (!c->sdispls || !c->sendtypes)) what = !c->sdispls ? "sdispls" : "sendtypes";
-    else if (s->recvw && (!c->rdispls || !c->recvtypes)) what = !c->rdispls ? "rdispls" : "recvtypes";
+    else if ((s->sendv || s->sendw) && !sd) what = both ? "sdispls" : "displs";
+    else if ((s->recvv || s->recvw) && !(f & CC_F_LOCAL_N) && !rd) what = both ? "rdispls" : "displs";
+    else if (s->sendw && !c->sendtypes) what = "sendtypes";
+    else if (s->recvw && !c->recvtypes) what = "recvtypes";
     if (what) return cc_error_code(MPI_ERR_ARG, "%s: %s is NULL", who, what);
     int rc = MPI_SUCCESS;
     if (s->send) rc = check_side(who, "send", 1, c->sendcount, NULL, c->sendtype, NULL);
@@ -103,6 +108,32 @@ static int check_arrays(const char *who, unsigned f, const cc_mpicall *c, const 
     if (rc == MPI_SUCCESS && (s->recvv || s->recvw))
         rc = check_side(who, "recv", s->nrecv, 0, c->recvcounts, c->recvtype, s->recvw ? c->recvtypes : NULL);
     return rc;
+}
+
+/* MPI_IN_PLACE with neighbourhood meaning: never for the six [core]
+ * collectives (checked first); for the others where the MPI collective of
+ * the same name accepts it: as the root's send buffer of gather and
+ * reduce, the root's receive buffer of scatter, every send buffer of
+ * allreduce. */
+static int in_place_refused(const char *who, const cc_call *c)
+{
+    if (!cc_coll_core(c->coll->nbh) || (c->sendbuf != MPI_IN_PLACE && c->recvbuf != MPI_IN_PLACE))
+        return MPI_SUCCESS;
+    return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed for neighbourhood collectives", who);
+}
+
+static int check_in_place(const char *who, const cc_call *c, int here)
+{
+    int coll = c->coll->nbh, s = c->sendbuf == MPI_IN_PLACE, r = c->recvbuf == MPI_IN_PLACE;
+    if (coll == CC_BARRIER || (!s && !r)) return MPI_SUCCESS;
+    const char *bad = NULL;
+    if (coll == CC_BCAST) bad = "as the buffer";
+    else if (r && coll != CC_SCATTER) bad = "as recvbuf";
+    else if (s && (coll == CC_SCATTER || ((coll == CC_GATHER || coll == CC_REDUCE) && !here)))
+        bad = coll == CC_SCATTER ? "as sendbuf" : "as sendbuf on a process other than the root";
+    else if (r && !here) bad = "as recvbuf on a process other than the root";
+    if (!bad) return MPI_SUCCESS;
+    return cc_error_code(MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed %s", who, bad);
 }
 
 /* A NULL buffer is MPI_BOTTOM (address 0 on Open MPI and MPICH): right
@@ -134,8 +165,9 @@ static int null_buffer(const char *who, const char *name, const void *buf, long 
  * counts and datatypes are valid (arrays of s->nsend / s->nrecv entries).
  * Reductions: the send buffer holds what this process contributes, in
  * recvtype. */
-static int check_buffers(const cc_coll *k, const char *who, const cc_mpicall *c, const sides *s, int here)
+static int check_buffers(const char *who, const cc_call *c, const sides *s, int here)
 {
+    const cc_coll *k = c->coll;
     int rc = MPI_SUCCESS, size, rank;
     if (!(k->flags & CC_F_OP)) {
         const char *rname = k->nbh == CC_BCAST ? "buffer" : "recvbuf";
@@ -161,16 +193,28 @@ static int check_buffers(const cc_coll *k, const char *who, const cc_mpicall *c,
     return rc;
 }
 
-/* Local checks of what MPI would report less readably, or not at all
- * before crashing (uncommitted datatypes).  Arrays have nsend / nrecv
- * entries; -1: one per process of the communicator. */
-int cc_global_check(const cc_coll *k, const char *who, const cc_mpicall *c, int inter, int mode,
-                    const Cart_request *request, int nsend, int nrecv, int buffers, sides *s, int *here)
+/* The arrays' lengths where they are one per process (-1). */
+static void array_lengths(const cc_call *c, unsigned f, int inter, int *nsend, int *nrecv)
 {
-    int rc = MPI_SUCCESS, root = 0;
+    if ((*nsend >= 0 && *nrecv >= 0) || !(f & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_W)))
+        return;
+    int size; /* inter-communicators: the remote group's size, but reduce_scatter's */
+    if (inter && !(f & CC_F_LOCAL_N)) MPI_Comm_remote_size(c->comm, &size);
+    else MPI_Comm_size(c->comm, &size);
+    *nsend = *nsend < 0 ? size : *nsend;
+    *nrecv = *nrecv < 0 ? size : *nrecv;
+}
+
+/* (coll/check.h) */
+int cc_call_check(const char *who, const cc_call *c, int meaning, int nsend, int nrecv, int mode,
+                  const Cart_request *request, int buffers, sides *s, int *here)
+{
+    const cc_coll *k = c->coll;
+    int rc = MPI_SUCCESS, root = 0, inter = meaning == CC_MEANING_INTER;
     memset(s, 0, sizeof *s);
     *here = 0;
     if (mode != CC_MODE_BLOCKING && !request) return cc_error_code(MPI_ERR_ARG, "%s: request is NULL", who);
+    if (meaning == CC_MEANING_NBH && (rc = in_place_refused(who, c)) != MPI_SUCCESS) return rc;
     if ((k->flags & CC_F_ROOT) && (rc = check_root(who, c, inter, &root)) != MPI_SUCCESS) return rc;
     *here = root;
     if ((k->flags & CC_F_OP) && c->op == MPI_OP_NULL)
@@ -186,18 +230,13 @@ int cc_global_check(const cc_coll *k, const char *who, const cc_mpicall *c, int 
             f &= root ? ~(unsigned)(CC_F_SEND | CC_F_RECV | CC_F_SENDV | CC_F_RECVV)
                       : ~(unsigned)(CC_F_SEND_ROOT | CC_F_RECV_ROOT | CC_F_SENDV_ROOT | CC_F_RECVV_ROOT);
     }
-    if ((nsend < 0 || nrecv < 0) && (f & (CC_F_SENDV | CC_F_SENDV_ROOT | CC_F_RECVV | CC_F_RECVV_ROOT | CC_F_W))) {
-        int size; /* arrays: their length (inter-communicators: the remote group's size, but reduce_scatter's) */
-        if (inter && !(f & CC_F_LOCAL_N)) MPI_Comm_remote_size(c->comm, &size);
-        else MPI_Comm_size(c->comm, &size);
-        nsend = nsend < 0 ? size : nsend;
-        nrecv = nrecv < 0 ? size : nrecv;
-    }
+    array_lengths(c, f, inter, &nsend, &nrecv);
     *s = significant(f, c, root, nsend, nrecv);
     rc = check_arrays(who, f, c, s);
-    if (rc != MPI_SUCCESS || !buffers) return rc; /* (neighbourhoods: the pipeline checks the call's blocks) */
-    if (!inter) return check_buffers(k, who, c, s, root);
-    if (!(f & CC_F_OP)) return check_buffers(k, who, c, s, 0);
+    if (rc == MPI_SUCCESS && meaning == CC_MEANING_NBH) rc = check_in_place(who, c, root);
+    if (rc != MPI_SUCCESS || !buffers) return rc;
+    if (!inter) return check_buffers(who, c, s, root);
+    if (!(f & CC_F_OP)) return check_buffers(who, c, s, 0);
     /* inter-communicator reductions: the root receives, its group's other
      * processes pass nothing, the other group sends (allreduce: both) */
     if (k == &cc_coll_reduce || k == &cc_coll_allreduce) {
@@ -207,11 +246,3 @@ int cc_global_check(const cc_coll *k, const char *who, const cc_mpicall *c, int 
     }
     return rc;
 }
-
-int cc_coll_check(const cc_coll *k, const char *who, const cc_mpicall *c, int nsend, int nrecv, int mode,
-                  const Cart_request *request, int *root_here)
-{
-    sides s;
-    return cc_global_check(k, who, c, 0, mode, request, nsend, nrecv, 0, &s, root_here);
-}
-

@@ -1,4 +1,4 @@
-/* A call's arguments as blocks: cc_args_block reads block i of either side
+/* A call's arguments as blocks: cc_call_block reads block i of either side
  * from the regular, v or w description; cc_blocks holds all of them, with
  * duplicates of the derived datatypes. */
 #include "bind/binding.h"
@@ -8,27 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cc_args_nsend(const cc_args *a, int t)
+int cc_call_nsend(const cc_call *a, int t)
 {
     return a->collective == CC_ALLTOALL || a->collective == CC_SCATTER ? t : 1;
 }
 
-int cc_args_nrecv(const cc_args *a, int t)
+int cc_call_nrecv(const cc_call *a, int t)
 {
     int c = a->collective;
     return c == CC_ALLGATHER || c == CC_ALLTOALL || c == CC_GATHER ? t : 1;
 }
 
-int cc_args_reduces(const cc_args *a) { return a->collective == CC_REDUCE || a->collective == CC_ALLREDUCE; }
+int cc_call_reduces(const cc_call *a) { return a->collective == CC_REDUCE || a->collective == CC_ALLREDUCE; }
 
 /* Whether a side has one block, at the start of its buffer. */
-static int single(const cc_args *a, int side)
+static int single(const cc_call *a, int side)
 {
-    return side == CC_SIDE_SEND ? cc_args_nsend(a, 2) == 1 : cc_args_nrecv(a, 2) == 1;
+    return side == CC_SIDE_SEND ? cc_call_nsend(a, 2) == 1 : cc_call_nrecv(a, 2) == 1;
 }
 
 /* The count, type and byte displacement of block i of one side. */
-static void block_layout(const cc_args *a, int side, int i, int *count, MPI_Datatype *type, MPI_Aint *disp,
+static void block_layout(const cc_call *a, int side, int i, int *count, MPI_Datatype *type, MPI_Aint *disp,
                      int *disp_in_extents)
 {
     int send = side == CC_SIDE_SEND;
@@ -59,7 +59,7 @@ static void block_layout(const cc_args *a, int side, int i, int *count, MPI_Data
     }
 }
 
-int cc_args_block(const cc_args *a, int side, int i, cc_blk *out, cc_typeinfo *ti)
+int cc_call_block(const cc_call *a, int side, int i, cc_blk *out, cc_typeinfo *ti)
 {
     int count, in_ext, rc;
     MPI_Datatype type;
@@ -131,11 +131,11 @@ static int empty_block(cc_blk *b)
  * process: the receive count and type, or the send count and type where
  * the process receives nothing at all (its receive arguments are then not
  * significant).  v and w calls (which run DIRECT): empty. */
-static int absent_block(const cc_args *a, int use_send, cc_blk *b)
+static int absent_block(const cc_call *a, int use_send, cc_blk *b)
 {
     if (a->variant != CC_REGULAR) return empty_block(b);
     cc_typeinfo ti = CC_TYPEINFO_NONE;
-    int rc = cc_args_block(a, use_send ? CC_SIDE_SEND : CC_SIDE_RECV, 0, b, &ti);
+    int rc = cc_call_block(a, use_send ? CC_SIDE_SEND : CC_SIDE_RECV, 0, b, &ti);
     b->addr = NULL;
     b->data = NULL;
     return rc;
@@ -144,13 +144,13 @@ static int absent_block(const cc_args *a, int use_send, cc_blk *b)
 /* Blocks 0..n) of a side of the regular variant with one block per
  * neighbour (block i is the caller's block perm[i], or i; perm[i] >= 0):
  * equal but for the address, so described from the first.  What
- * cc_args_block gives block by block, without re-reading the arguments
+ * cc_call_block gives block by block, without re-reading the arguments
  * (thousands of blocks at set-up). */
-static int regular_blocks(const cc_args *a, int side, int n, const int *perm, cc_blk *blk, cc_typeinfo *ti)
+static int regular_blocks(const cc_call *a, int side, int n, const int *perm, cc_blk *blk, cc_typeinfo *ti)
 {
     if (n == 0) return MPI_SUCCESS;
     cc_blk first;
-    int rc = cc_args_block(a, side, 0, &first, ti);
+    int rc = cc_call_block(a, side, 0, &first, ti);
     if (rc != MPI_SUCCESS) return rc;
     uintptr_t base = side == CC_SIDE_SEND ? (uintptr_t)a->sendbuf : (uintptr_t)a->recvbuf;
     MPI_Aint step = (MPI_Aint)first.count * ti->extent; /* bytes from block to block */
@@ -171,7 +171,7 @@ static int all_present(const int *perm, int n)
     return 1;
 }
 
-int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out)
+int cc_blocks_new(const cc_call *a, int nsend, int nrecv, const int *sperm, const int *rperm, cc_blocks **out)
 {
     *out = NULL;
     int t = nrecv;
@@ -180,23 +180,23 @@ int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, cons
     atomic_init(&b->refs, 1);
     b->t = t;
     b->nsend = nsend;
-    b->reduces = cc_args_reduces(a);
+    b->reduces = cc_call_reduces(a);
     b->op = b->reduces ? a->op : MPI_OP_NULL;
     b->send = cc_alloc_array((size_t)b->nsend, sizeof(cc_blk));
     b->recv = cc_alloc_array((size_t)t, sizeof(cc_blk));
     int rc = b->send && b->recv ? MPI_SUCCESS : MPI_ERR_NO_MEM;
     cc_typeinfo ti = CC_TYPEINFO_NONE;
-    int several = cc_args_nsend(a, 2) > 1;
+    int several = cc_call_nsend(a, 2) > 1;
     if (rc == MPI_SUCCESS && a->variant == CC_REGULAR && several && all_present(sperm, b->nsend)) {
         rc = regular_blocks(a, CC_SIDE_SEND, b->nsend, sperm, b->send, &ti);
     } else {
         for (int i = 0; i < b->nsend && rc == MPI_SUCCESS; i++) {
             int k = sperm && several ? sperm[i] : i; /* (t = 1: sperm[0] may be -1) */
-            rc = k < 0 ? empty_block(&b->send[i]) : cc_args_block(a, CC_SIDE_SEND, k, &b->send[i], &ti);
+            rc = k < 0 ? empty_block(&b->send[i]) : cc_call_block(a, CC_SIDE_SEND, k, &b->send[i], &ti);
         }
     }
     ti.type = MPI_DATATYPE_NULL;
-    if (rc == MPI_SUCCESS && a->variant == CC_REGULAR && cc_args_nrecv(a, 2) > 1 && all_present(rperm, t)) {
+    if (rc == MPI_SUCCESS && a->variant == CC_REGULAR && cc_call_nrecv(a, 2) > 1 && all_present(rperm, t)) {
         rc = regular_blocks(a, CC_SIDE_RECV, t, rperm, b->recv, &ti);
     } else {
         int receives = !rperm;
@@ -204,7 +204,7 @@ int cc_blocks_new(const cc_args *a, int nsend, int nrecv, const int *sperm, cons
         for (int i = 0; i < t && rc == MPI_SUCCESS; i++) {
             int k = rperm ? rperm[i] : i;
             rc = k < 0 ? absent_block(a, !receives && nsend > 0, &b->recv[i])
-                       : cc_args_block(a, CC_SIDE_RECV, k, &b->recv[i], &ti);
+                       : cc_call_block(a, CC_SIDE_RECV, k, &b->recv[i], &ti);
         }
     }
     if (rc == MPI_SUCCESS) rc = own_types(b);
@@ -227,7 +227,7 @@ void cc_blocks_release(cc_blocks *b)
     free(b);
 }
 
-int cc_blocks_new_gathered(const cc_args *a, int t, cc_blocks **out)
+int cc_blocks_new_gathered(const cc_call *a, int t, cc_blocks **out)
 {
     cc_blocks *b;
     int rc = cc_blocks_new(a, 1, 1, NULL, NULL, &b); /* send[0]; recv[0]: the result, type duplicated */
