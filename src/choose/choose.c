@@ -4,34 +4,28 @@
 
 #include "base/errors.h"
 #include "base/mpi_compat.h"
+#include "sched/schedule_cost.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-block handling (packing, datatype engine) that the alpha-beta model
- * leaves out; keeps huge block counts from looking free. */
-#define CC_BLOCK_COST 5e-9
-
 /* Local reductions (MPI_Reduce_local), per byte of operand: a few GB/s. */
 #define CC_FOLD_COST 3e-10
 
-/* What the model reads of a schedule: phases, rounds, blocks handled
- * (entries and copies) and bytes moved. */
-typedef struct figs {
-    double phases, rounds, blocks, moved;
-} figs;
+typedef cc_cost_figs figs;
 
-static double model(const cc_nbh *n, const cc_schedule *s, double moved)
+static double figs_cost(const cc_nbh *n, const figs *f, int pack)
 {
-    return s->nphases * n->alpha + s->nrounds * n->overhead + moved * n->beta +
-           (s->nentries + s->ncopies) * CC_BLOCK_COST;
+    cc_cost_params p = { n->alpha, n->beta, n->overhead };
+    return cc_cost(&p, f, pack);
 }
 
-static double figs_cost(const cc_nbh *n, const figs *f)
+static double model(const cc_nbh *n, const cc_schedule *s, double moved, int pack)
 {
-    return f->phases * n->alpha + f->rounds * n->overhead + f->moved * n->beta + f->blocks * CC_BLOCK_COST;
+    figs f = { s->nphases, s->nrounds, s->nentries + s->ncopies, moved };
+    return figs_cost(n, &f, pack);
 }
 
 static double moved_bytes(const cc_schedule *s, const cc_blk *recv)
@@ -44,7 +38,7 @@ static double moved_bytes(const cc_schedule *s, const cc_blk *recv)
 
 double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv)
 {
-    return model(n, s, moved_bytes(s, recv));
+    return model(n, s, moved_bytes(s, recv), 0);
 }
 
 /* Whether every receive block that a schedule can carry (not unreachable)
@@ -100,24 +94,17 @@ static int dominates(const figs *a, const figs *b)
     return a->phases <= b->phases && a->rounds <= b->rounds && a->blocks <= b->blocks && a->moved <= b->moved;
 }
 
-/* DIRECT messages of up to this many bytes (on average) that carry several
- * blocks go through the pack executor: a few memcpy of the blocks' runs
- * and a contiguous message beat a derived datatype at this size (4
- * processes, d = 4 Moore n = 3, m = 1, 10: 0.2-0.5 us of ~4-7 us; cartbench
- * cart-p-direct-pack vs -datatype), larger ones go zero-copy. */
-#define CC_DIRECT_PACK_BYTES 2048
-
 /* The executor of a DIRECT plan that is reused (persistent or cached):
- * pack for small combined messages, else the datatype executor. */
+ * pack for small combined messages, else the datatype executor
+ * (cc_cost_direct_packs). */
 static int direct_executor(cc_nbh *n, int collective, const cc_blk *recv)
 {
     const cc_schedule *s;
-    if (collective != CC_ALLTOALL || cc_nbh_schedule(n, collective, CC_DIRECT, &s) != CC_OK || s->nrounds == 0 ||
-        s->nentries <= s->nrounds) /* one block per message: both executors send it as it is */
-        return CC_EXEC_DATATYPE;
+    /* one block per message: both executors send it as it is */
+    if (collective != CC_ALLTOALL || cc_nbh_schedule(n, collective, CC_DIRECT, &s) != CC_OK) return CC_EXEC_DATATYPE;
     double bytes = 0;
     for (int e = 0; e < s->nentries; e++) bytes += (double)recv[s->perm[s->entries[e].lo]].bytes;
-    return bytes / s->nrounds <= CC_DIRECT_PACK_BYTES ? CC_EXEC_PACK : CC_EXEC_DATATYPE;
+    return cc_cost_direct_packs(s->nentries, s->nrounds, bytes) ? CC_EXEC_PACK : CC_EXEC_DATATYPE;
 }
 
 int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int *onway)
@@ -134,8 +121,8 @@ int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int 
     if (want.algorithm == CC_AUTO) {
         /* against one message per neighbour and t - 1 reductions at the end */
         if ((rc = cc_nbh_schedule(n, CC_ALLGATHER, CC_DIRECT, &g)) != CC_OK) return rc;
-        double there = model(n, s, bytes * (s->nentries + s->ncopies)) + s->nfolds * bytes * CC_FOLD_COST;
-        double gathered = model(n, g, bytes * (g->nentries + g->ncopies)) + (n->t - 1) * bytes * CC_FOLD_COST;
+        double there = model(n, s, bytes * (s->nentries + s->ncopies), 0) + s->nfolds * bytes * CC_FOLD_COST;
+        double gathered = model(n, g, bytes * (g->nentries + g->ncopies), 0) + (n->t - 1) * bytes * CC_FOLD_COST;
         if (gathered < there) return CC_OK;
     }
     *onway = alg;
@@ -177,7 +164,7 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
             /* Not worth timing (nor planning: set-up time) where DIRECT is
              * no worse in any term, e.g. on grids of 1 or 2 processes. */
             else if (have_direct && dominates(&f[CC_DIRECT], &f[alg])) continue;
-            cost[alg] = figs_cost(n, &f[alg]);
+            cost[alg] = figs_cost(n, &f[alg], 0);
             int j = nalg++;
             while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }
             algs[j] = alg;
