@@ -7,9 +7,11 @@
  * divides that variant's measured time by the better of the two forced
  * ones.  The machine parameters are the calibrated ones the run's log
  * printed for that neighbourhood (cartcoll: Cart_neighborhood_create: ...
- * alpha=...), else the median of those printed.  No MPI, no timing: the
+ * alpha=...), else the median of those printed.  OTHER-RUN: the same
+ * cells from another run (run1-summary-rows.txt's rows), its ratio beside.  No MPI, no timing: the
  * model with fixed parameters is deterministic.
- * Usage: model_rank SUMMARY [LOG]   (scripts/model_rank.sh runs it) */
+ * Usage: model_rank [-f] SUMMARY [LOG [OTHER-RUN]]   (scripts/model_rank.sh runs it;
+ * -f: the figures the model reads and the measured median, as CSV) */
 #include "model_cells.h"
 
 #include "sched/schedule.h"
@@ -69,14 +71,66 @@ static cc_cost_params params_for(int d, int n)
     return (cc_cost_params){ median(a, nlogged), median(b, nlogged), median(o, nlogged) };
 }
 
+/* The other run (run1-summary-rows.txt: "np moore:d,n t op variant m
+ * median check" per line): its forced DIRECT and COMBINING medians. */
+#define MAXOTHER 256
+
+typedef struct other {
+    int np, d, n, m;
+    char op[16];
+    double us[2]; /* DIRECT, COMBINING; 0: not recorded */
+} other;
+
+static int nothers;
+static other others[MAXOTHER];
+
+static other *find_other(int np, int d, int n, const char *op, int m, int add)
+{
+    for (int i = 0; i < nothers; i++) {
+        other *o = &others[i];
+        if (o->np == np && o->d == d && o->n == n && o->m == m && strcmp(o->op, op) == 0) return o;
+    }
+    if (!add || nothers == MAXOTHER) return NULL;
+    other *o = &others[nothers++];
+    *o = (other){ np, d, n, m, "", { 0, 0 } };
+    snprintf(o->op, sizeof o->op, "%s", op);
+    return o;
+}
+
+static void read_other(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512], op[16], variant[32];
+    int np, d, n, t, m;
+    double us;
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%d moore:%d,%d %d %15s %31s %d %lf", &np, &d, &n, &t, op, variant, &m, &us) != 8) continue;
+        int k = strcmp(variant, "cart-direct") == 0 ? 0 : strcmp(variant, "cart-combining") == 0 ? 1 : -1;
+        other *o = k < 0 ? NULL : find_other(np, d, n, op, m, 1);
+        if (o) o->us[k] = us;
+    }
+    if (f) fclose(f);
+}
+
 typedef struct tally {
-    int np, cells, within;
+    int np, cells, within, pairs, both; /* pairs: cells the other run has too */
 } tally;
 
 static const char *name(const mc_cand *c, int alg)
 {
     if (alg == CC_DIRECT) return c->pack ? "D/pack" : "D/dt";
     return "C/dt";
+}
+
+static int csv; /* -f: the figures the model reads, as CSV, instead of the table */
+
+static void print_figures(const mc_cell *c, const cc_cost_params *p, const char *op, int m, double d_us, double c_us)
+{
+    const mc_cand *k[2] = { &c->direct, &c->combining };
+    for (int i = 0; i < 2; i++)
+        printf("%d,%d,%d,%s,%d,%s,%d,%.0f,%.0f,%.0f,%.0f,%.3g,%.3g,%.3g,%.4g,%.4g\n", c->np, c->d, c->n, op, m,
+               i ? "C" : "D", k[i]->pack, k[i]->f.phases, k[i]->f.rounds, k[i]->f.blocks, k[i]->f.moved, p->alpha,
+               p->overhead, p->beta, k[i]->cost * 1e6, i ? c_us : d_us);
 }
 
 /* One summary row; returns 0 if it is a cell, printing it. */
@@ -96,41 +150,60 @@ static int row(const char *line, tally tl[2])
     if (mc_evaluate(&c, &p) != 0) return -1;
     double auto_us = v[2], d_us = v[3], c_us = v[4], best = d_us < c_us ? d_us : c_us;
     double chosen = c.choice == CC_DIRECT ? d_us : c_us;
-    char grid[64] = "", *g = grid;
+    if (csv) {
+        print_figures(&c, &p, op, m, d_us, c_us);
+        return 0;
+    }
+    char grid[64] = "", *g = grid, run1[16] = "-";
     for (int k = 0; k < c.d; k++) g += sprintf(g, k ? "x%d" : "%d", c.dims[k]);
-    printf("| %2d | moore:%d,%d | %-9s | %-9s | %4d | %8.2f %-6s | %8.2f %-4s | %-6s | %7.3g | %7.3g | %5.2f | %5.2f |\n",
+    const other *o = find_other(c.np, c.d, c.n, op, m, 0);
+    double r1 = 0; /* the other run's chosen / best */
+    if (o && o->us[0] > 0 && o->us[1] > 0) {
+        r1 = o->us[c.choice == CC_COMBINING] / (o->us[0] < o->us[1] ? o->us[0] : o->us[1]);
+        snprintf(run1, sizeof run1, "%5.2f", r1);
+    }
+    printf("| %2d | moore:%d,%d | %-9s | %-9s | %4d | %8.2f %-6s | %8.2f %-4s | %-6s | %7.3g | %7.3g | %5.2f | %5s "
+           "| %5.2f |\n",
            c.np, c.d, c.n, grid, op, m, c.direct.cost * 1e6, name(&c.direct, CC_DIRECT), c.combining.cost * 1e6,
            name(&c.combining, CC_COMBINING), c.choice == CC_DIRECT ? "DIRECT" : "COMB", d_us, c_us, chosen / best,
-           auto_us / best);
+           run1, auto_us / best);
     tally *x = &tl[c.np == 16];
     x->np = c.np;
     x->cells++;
     x->within += chosen <= 1.10 * best;
+    x->pairs += r1 > 0;
+    x->both += r1 > 0 && chosen <= 1.10 * best && r1 <= 1.10;
     return 0;
 }
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "-f") == 0) csv = 1, argc--, argv++;
     if (argc < 2) {
-        fprintf(stderr, "usage: model_rank SUMMARY [LOG]\n");
+        fprintf(stderr, "usage: model_rank [-f] SUMMARY [LOG [OTHER-RUN]]\n");
         return 2;
     }
     if (argc > 2) read_log(argv[2]);
+    if (argc > 3) read_other(argv[3]);
     FILE *f = fopen(argv[1], "r");
     if (!f) {
         perror(argv[1]);
         return 2;
     }
-    printf("| np | nbh | grid | op | m | model DIRECT [us] | model COMB [us] | model takes | meas. DIRECT [us] | "
-           "meas. COMB [us] | taken / best | auto then / best |\n"
-           "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (csv) printf("np,d,n,op,m,alg,pack,phases,rounds,blocks,moved,alpha,overhead,beta,model_us,measured_us\n");
+    else printf("| np | nbh | grid | op | m | model DIRECT [us] | model COMB [us] | model takes | meas. DIRECT [us] | "
+           "meas. COMB [us] | taken / best | the same, run 1 | auto then / best |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char line[4096];
     tally tl[2] = { { 0 } };
     while (fgets(line, sizeof line, f)) row(line, tl);
     fclose(f);
-    for (int i = 1; i >= 0; i--)
-        if (tl[i].cells)
-            printf("\n%d processes: the model's choice within 10%% of the better forced variant in %d of %d cells\n",
-                   tl[i].np, tl[i].within, tl[i].cells);
+    for (int i = 1; i >= 0; i--) {
+        if (!tl[i].cells || csv) continue;
+        printf("\n%d processes: the model's choice within 10%% of the better forced variant in %d of %d cells", tl[i].np,
+               tl[i].within, tl[i].cells);
+        if (tl[i].pairs) printf("; in both runs in %d of the %d cells both runs have", tl[i].both, tl[i].pairs);
+        printf("\n");
+    }
     return 0;
 }
