@@ -16,16 +16,16 @@
 
 typedef cc_cost_figs figs;
 
-static double figs_cost(const cc_nbh *n, const figs *f, int pack)
+static double figs_cost(const cc_nbh *n, const figs *f, int collective, int pack)
 {
     cc_cost_params p = { n->alpha, n->beta, n->overhead };
-    return cc_cost(&p, f, pack);
+    return cc_cost(&p, f, collective, pack);
 }
 
-static double model(const cc_nbh *n, const cc_schedule *s, double moved, int pack)
+static double model(const cc_nbh *n, const cc_schedule *s, double moved, int collective, int pack)
 {
     figs f = { s->nphases, s->nrounds, s->nentries + s->ncopies, moved };
-    return figs_cost(n, &f, pack);
+    return figs_cost(n, &f, collective, pack);
 }
 
 static double moved_bytes(const cc_schedule *s, const cc_blk *recv)
@@ -38,7 +38,7 @@ static double moved_bytes(const cc_schedule *s, const cc_blk *recv)
 
 double cc_model_cost(const cc_nbh *n, const cc_schedule *s, const cc_blk *recv)
 {
-    return model(n, s, moved_bytes(s, recv), 0);
+    return model(n, s, moved_bytes(s, recv), s->collective, 0);
 }
 
 /* Whether every receive block that a schedule can carry (not unreachable)
@@ -121,19 +121,84 @@ int cc_choose_allreduce(cc_nbh *n, MPI_Op op, double bytes, cc_choice want, int 
     if (want.algorithm == CC_AUTO) {
         /* against one message per neighbour and t - 1 reductions at the end */
         if ((rc = cc_nbh_schedule(n, CC_ALLGATHER, CC_DIRECT, &g)) != CC_OK) return rc;
-        double there = model(n, s, bytes * (s->nentries + s->ncopies), 0) + s->nfolds * bytes * CC_FOLD_COST;
-        double gathered = model(n, g, bytes * (g->nentries + g->ncopies), 0) + (n->t - 1) * bytes * CC_FOLD_COST;
-        if (gathered < there) return CC_OK;
+        double there =
+            model(n, s, bytes * (s->nentries + s->ncopies), CC_ALLREDUCE, 0) + s->nfolds * bytes * CC_FOLD_COST;
+        double gathered =
+            model(n, g, bytes * (g->nentries + g->ncopies), CC_ALLGATHER, 0) + (n->t - 1) * bytes * CC_FOLD_COST;
+        if (!cc_cost_clearly_cheaper(there, gathered)) return CC_OK;
     }
     *onway = alg;
+    return CC_OK;
+}
+
+/* The executor a plan of `alg` runs with where it is not timed: asked
+ * for, else pack for plans made for a single call, else by DIRECT's
+ * message sizes, else zero-copy. */
+static int executor_of(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int alg, int reused)
+{
+    return want.executor != CC_EXEC_AUTO ? want.executor
+           : !reused                     ? CC_EXEC_PACK
+           : alg == CC_DIRECT            ? direct_executor(n, collective, recv)
+                                         : CC_EXEC_DATATYPE;
+}
+
+/* The algorithms worth planning under the model, best first, in algs
+ * (*nalg of them): all within 3x of the best for persistent operations
+ * (they time them), else the one a blocking call runs. */
+static int rank_auto(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,
+                     int algs[], int *nalg)
+{
+    /* TORUS is not a candidate: under this model (direct messages along
+     * a dimension cost the same at any distance) it never beats
+     * COMBINING, which has no more phases (sum_k max(P_k,M_k) >= the
+     * dimensions used), rounds (D >= sum_k C_k) or volume (|N|_1 >= z).
+     * It is for networks where only neighbour links are cheap: force
+     * it there.  Priced from counts, not built: only the plans made are
+     * (set-up time). */
+    double cost[CC_COMBINING + 1] = { 0 };
+    figs f[CC_COMBINING + 1];
+    int have_direct = 0;
+    *nalg = 0;
+    for (int alg = CC_DIRECT; alg <= CC_COMBINING; alg++) {
+        /* DIRECT without rounds (every vector zero: one process per
+         * periodic dimension) copies each block once; any schedule
+         * does at least that, so it dominates unpriced. */
+        if (alg != CC_DIRECT && have_direct && f[CC_DIRECT].rounds == 0) continue;
+        int rc = figures(n, collective, alg, recv, &f[alg]);
+        if (rc == CC_ENOMEM) return rc;
+        if (rc != CC_OK) continue; /* e.g. too large: not a candidate */
+        if (alg == CC_DIRECT) have_direct = 1;
+        /* Not worth timing (nor planning: set-up time) where DIRECT is
+         * no worse in any term, e.g. on grids of 1 or 2 processes. */
+        else if (have_direct && dominates(&f[CC_DIRECT], &f[alg])) continue;
+        int pack = executor_of(n, collective, recv, want, alg, reused) == CC_EXEC_PACK;
+        cost[alg] = figs_cost(n, &f[alg], collective, pack);
+        int j = (*nalg)++;
+        while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }
+        algs[j] = alg;
+    }
+    if (*nalg == 0) return CC_ENOMEM;
+    /* One message per neighbour unless another plan is clearly cheaper
+     * (sched/schedule_cost.h): the lower worst case, and never more
+     * messages' worth of waiting than MPI_Neighbor_*. */
+    if (have_direct && algs[0] != CC_DIRECT && !cc_cost_clearly_cheaper(cost[algs[0]], cost[CC_DIRECT])) {
+        int j = 0;
+        while (algs[j] != CC_DIRECT) j++;
+        for (; j > 0; j--) algs[j] = algs[j - 1];
+        algs[0] = CC_DIRECT;
+    }
+    /* Only persistent operations time candidates; keep those the model
+     * gives a fair chance. */
+    int keep = 1;
+    while (persistent && keep < *nalg && cost[algs[keep]] <= 3 * cost[algs[0]]) keep++;
+    *nalg = keep;
     return CC_OK;
 }
 
 int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,
               cc_candidates *out)
 {
-    double cost[4] = { 0 };
-    int algs[2], nalg = 0;
+    int algs[CC_COMBINING + 1], nalg = 0;
     if (n->graph) { /* one message per edge: nothing to choose */
         out->n = 1;
         out->c[0] = (cc_choice){ CC_DIRECT, want.executor != CC_EXEC_AUTO ? want.executor : CC_EXEC_DATATYPE, 0 };
@@ -142,50 +207,15 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
     if (want.algorithm != CC_AUTO) {
         algs[nalg++] = want.algorithm;
     } else {
-        /* TORUS is not a candidate: under this model (direct messages along
-         * a dimension cost the same at any distance) it never beats
-         * COMBINING, which has no more phases (sum_k max(P_k,M_k) >= the
-         * dimensions used), rounds (D >= sum_k C_k) or volume (|N|_1 >= z).
-         * It is for networks where only neighbour links are cheap: force
-         * it there. */
-        /* Priced from counts, not built: only the plans made are (set-up
-         * time). */
-        figs f[CC_COMBINING + 1];
-        int have_direct = 0;
-        for (int alg = CC_DIRECT; alg <= CC_COMBINING; alg++) {
-            /* DIRECT without rounds (every vector zero: one process per
-             * periodic dimension) copies each block once; any schedule
-             * does at least that, so it dominates unpriced. */
-            if (alg != CC_DIRECT && have_direct && f[CC_DIRECT].rounds == 0) continue;
-            int rc = figures(n, collective, alg, recv, &f[alg]);
-            if (rc == CC_ENOMEM) return rc;
-            if (rc != CC_OK) continue; /* e.g. too large: not a candidate */
-            if (alg == CC_DIRECT) have_direct = 1;
-            /* Not worth timing (nor planning: set-up time) where DIRECT is
-             * no worse in any term, e.g. on grids of 1 or 2 processes. */
-            else if (have_direct && dominates(&f[CC_DIRECT], &f[alg])) continue;
-            cost[alg] = figs_cost(n, &f[alg], 0);
-            int j = nalg++;
-            while (j > 0 && cost[algs[j - 1]] > cost[alg]) { algs[j] = algs[j - 1]; j--; }
-            algs[j] = alg;
-        }
-        if (nalg == 0) return CC_ENOMEM;
-        /* Only persistent operations time candidates; keep those the model
-         * gives a fair chance. */
-        int keep = 1;
-        while (persistent && keep < nalg && cost[algs[keep]] <= 3 * cost[algs[0]]) keep++;
-        nalg = keep;
+        int rc = rank_auto(n, collective, recv, want, persistent, reused, algs, &nalg);
+        if (rc != CC_OK) return rc;
     }
     out->n = 0;
     for (int i = 0; i < nalg; i++) {
         int alg = algs[i];
         if (want.executor != CC_EXEC_AUTO || alg == CC_DIRECT || !persistent) {
             /* DIRECT: decided by the size of its messages (no timing). */
-            int ex = want.executor != CC_EXEC_AUTO ? want.executor
-                     : !reused                      ? CC_EXEC_PACK
-                     : alg == CC_DIRECT             ? direct_executor(n, collective, recv)
-                                                    : CC_EXEC_DATATYPE;
-            out->c[out->n++] = (cc_choice){ alg, ex, 0 };
+            out->c[out->n++] = (cc_choice){ alg, executor_of(n, collective, recv, want, alg, reused), 0 };
         } else {
             out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE, 0 };
             if (out->n < CC_MAX_CANDIDATES) out->c[out->n++] = (cc_choice){ alg, CC_EXEC_PACK, 0 };

@@ -1,7 +1,8 @@
 /* The cost model's arithmetic, pure: what a schedule's figures cost under
- * given machine parameters.  choose/choose.c applies it to a
+ * given machine parameters, and when a multi-phase schedule is clearly
+ * cheaper than one message per neighbour.  choose/choose.c applies it to a
  * neighbourhood's schedules; tests/unit/model_rank.c to the cells of a
- * recorded run (docs/performance.md), which is why it needs no MPI. */
+ * recorded run (docs/model-rank.md), which is why it needs no MPI. */
 #ifndef CC_SCHEDULE_COST_H
 #define CC_SCHEDULE_COST_H
 
@@ -17,9 +18,17 @@ typedef struct cc_cost_figs {
     double phases, rounds, blocks, moved;
 } cc_cost_figs;
 
-/* Modelled time [s] of a schedule with figures f run by the pack executor
- * (pack != 0) or the datatype executor. */
-double cc_cost(const cc_cost_params *p, const cc_cost_figs *f, int pack);
+/* Modelled time [s] of a schedule of `collective` (CC_ALLTOALL: distinct
+ * blocks; anything else is priced as an allgather) with figures f, run by
+ * the pack executor (pack != 0) or the datatype executor. */
+double cc_cost(const cc_cost_params *p, const cc_cost_figs *f, int collective, int pack);
+
+/* Whether a candidate of modelled cost `other` is clearly cheaper than one
+ * message per neighbour (DIRECT, modelled `direct`): by more than the
+ * model's uncertainty.  Otherwise DIRECT, whose worst case is lower (one
+ * phase: no forwarding through neighbours that may each be late; what
+ * MPI_Neighbor_* does), is taken. */
+int cc_cost_clearly_cheaper(double other, double direct);
 
 /* Whether a DIRECT alltoall that sends `entries` blocks of `sent` bytes in
  * all in `rounds` messages goes through the pack executor when its plan is

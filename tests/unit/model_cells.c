@@ -68,9 +68,15 @@ int mc_evaluate(mc_cell *c, const cc_cost_params *p)
         cc_nset ns = { c->d, t, red, dead, periods };
         if (figures(&ns, c->collective, CC_DIRECT, c->bytes, &c->direct) == 0 &&
             figures(&ns, c->collective, CC_COMBINING, c->bytes, &c->combining) == 0) {
-            c->direct.cost = cc_cost(p, &c->direct.f, c->direct.pack);
-            c->combining.cost = cc_cost(p, &c->combining.f, c->combining.pack);
-            c->choice = c->combining.cost < c->direct.cost ? CC_COMBINING : CC_DIRECT;
+            c->direct.cost = cc_cost(p, &c->direct.f, c->collective, c->direct.pack);
+            c->combining.cost = cc_cost(p, &c->combining.f, c->collective, c->combining.pack);
+            /* choose.c: COMBINING only where DIRECT does not dominate it
+             * and it is clearly cheaper */
+            const cc_cost_figs *x = &c->direct.f, *y = &c->combining.f;
+            int dominated = x->phases <= y->phases && x->rounds <= y->rounds && x->blocks <= y->blocks &&
+                            x->moved <= y->moved;
+            c->choice = !dominated && cc_cost_clearly_cheaper(c->combining.cost, c->direct.cost) ? CC_COMBINING
+                                                                                                  : CC_DIRECT;
             rc = 0;
         }
     }
