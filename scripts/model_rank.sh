@@ -5,9 +5,11 @@
 #   scripts/model_rank.sh [DIR]       a recorded run: DIR/summary.txt, the
 #       calibration in DIR/decisions16.log, the first run's rows beside
 #       (default ../shared/measurements/16cores-mpich)
-#   scripts/model_rank.sh --csv FILE  a cartbench CSV (docs/perf-*.csv): its
-#       moore cells with forced DIRECT and COMBINING, the library's default
-#       parameters (no calibration recorded; needs python3)
+#   scripts/model_rank.sh --csv FILE  a cartbench CSV (docs/perf-*.csv,
+#       docs/scale-*.csv): its moore cells with forced DIRECT and COMBINING
+#       (blocking, else persistent with the faster executor), priced with
+#       CARTCOLL_ALPHA/BETA/OVERHEAD or the library's defaults (no
+#       calibration recorded; needs python3)
 # MODEL_RANK_FLAGS=-f: the figures the model reads, as CSV, instead.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,14 +24,20 @@ if [ "${1:-}" = "--csv" ]; then
 import csv, sys
 cells = {}
 for r in csv.DictReader(open(sys.argv[1])):
-    if r['nbh'].startswith('moore:') and r['irregular'] == '0':
+    if r['nbh'].startswith('moore:') and r.get('irregular', '0') == '0':
         d, n = r['nbh'][6:].split(',')[:2]
-        key = (r['np'], d, n, r['t'], r['collective'], r['m'])
-        cells.setdefault(key, {})[r['variant']] = r['median_us']
+        v = cells.setdefault((r['np'], d, n, r['t'], r['collective'], r['m']), {})
+        x, name = float(r['median_us']), r['variant']
+        for alg in ('direct', 'combining'):  # blocking, else persistent with its faster executor
+            if name == 'cart-' + alg:
+                v[alg] = x
+            elif name.startswith('cart-p-' + alg + '-'):
+                v['p' + alg] = min(x, v.get('p' + alg, x))
+        if name in ('cart', 'cart-p'): v.setdefault(name, x)
 for key, v in cells.items():
-    if 'cart-direct' in v and 'cart-combining' in v:
-        print('cb,%s,%s,0,%s,%s,%s' % (','.join(key), v.get('mpi', '0'), v.get('cart', '0'),
-                                        v['cart-direct'], v['cart-combining']))
+    dd, cc = v.get('direct', v.get('pdirect')), v.get('combining', v.get('pcombining'))
+    if dd is not None and cc is not None:
+        print('cb,%s,0,0,%s,%s,%s' % (','.join(key), v.get('cart', v.get('cart-p', 0)), dd, cc))
 PY
     "$tmp" ${MODEL_RANK_FLAGS:-} "$tmp.rows"
     exit

@@ -7,7 +7,8 @@
  * divides that variant's measured time by the better of the two forced
  * ones.  The machine parameters are the calibrated ones the run's log
  * printed for that neighbourhood (cartcoll: Cart_neighborhood_create: ...
- * alpha=...), else the median of those printed.  OTHER-RUN: the same
+ * alpha=...), else the median of those printed; without a log
+ * CARTCOLL_ALPHA/BETA/OVERHEAD, else the library's defaults.  OTHER-RUN: the same
  * cells from another run (run1-summary-rows.txt's rows), its ratio beside.  No MPI, no timing: the
  * model with fixed parameters is deterministic.
  * Usage: model_rank [-f] SUMMARY [LOG [OTHER-RUN]]   (scripts/model_rank.sh runs it;
@@ -67,7 +68,11 @@ static cc_cost_params params_for(int d, int n)
         if (logs[i].d == d && logs[i].n == n) return logs[i].p;
         a[i] = logs[i].p.alpha, b[i] = logs[i].p.beta, o[i] = logs[i].p.overhead;
     }
-    if (!nlogged) return (cc_cost_params){ 1e-6, 1e-10, 2.5e-7 }; /* the library's defaults */
+    if (!nlogged) { /* as the library: CARTCOLL_ALPHA/BETA/OVERHEAD, else its defaults */
+        const char *a_ = getenv("CARTCOLL_ALPHA"), *b_ = getenv("CARTCOLL_BETA"), *o_ = getenv("CARTCOLL_OVERHEAD");
+        double alpha = a_ ? atof(a_) : 1e-6;
+        return (cc_cost_params){ alpha, b_ ? atof(b_) : 1e-10, o_ ? atof(o_) : alpha / 4 };
+    }
     return (cc_cost_params){ median(a, nlogged), median(b, nlogged), median(o, nlogged) };
 }
 
