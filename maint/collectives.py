@@ -27,7 +27,9 @@ A row says:
               where the MPI has one; "suspect": not on MPICH, whose 4.0
               versions deliver wrong data), via (where MPI has no such
               collective, mpi None: the descriptor whose MPI call runs it
-              with global meaning, allgatherw as an alltoallw)
+              with global meaning, allgatherw as an alltoallw), plan (how
+              it is planned with neighbourhood meaning: its entry family of
+              src/coll/family.h, PLAN_FAMILIES; None where nbh is "0")
   modes       BLOCKING, NONBLOCKING, PERSISTENT: the forms the header has
   part        the partitioned form Cart_pX_init (PART): its parameters, the
               partition shape of each side, and where a parameter fills
@@ -50,6 +52,10 @@ Python standard library only; run by hand, never by the build.
 
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
+
+# Entry families of planning with neighbourhood meaning (src/coll/family.h:
+# cc_family_<name>).
+PLAN_FAMILIES = ("cart", "allreduce", "tree", "edges")
 
 # Argument families.
 REGULAR = "regular"      # one count and one datatype per side
@@ -113,6 +119,7 @@ class Descriptor:
     nbh: str
     pinit: str  # "trusted" | "suspect"
     via: Optional[str] = None  # rows without MPI's collective: whose MPI call runs them
+    plan: Optional[str] = None  # entry family of planning with neighbourhood meaning (PLAN_FAMILIES)
 
 
 @dataclass(frozen=True)
@@ -152,28 +159,28 @@ CORE = dict(comm="cartcomm")
 # The six [core] collectives (cartcoll.h [core]), in the header's order.
 CORE_COLLECTIVES = (
     Coll("allgather", "MPI_Allgather", REGULAR, f"{SEND}, {RECV}", **CORE,
-         descriptor=Descriptor("CC_F_SEND | CC_F_RECV", "CC_ALLGATHER", "suspect"),
+         descriptor=Descriptor("CC_F_SEND | CC_F_RECV", "CC_ALLGATHER", "suspect", plan="cart"),
          part=Part(f"{PSEND}, {PRECV}", send=WHOLE, recv=BLOCKS),
          dropin="MPI_Neighbor_allgather", fortran_rewrite="allgather"),
     Coll("allgatherv", "MPI_Allgatherv", V, f"{SEND}, {RECVV}", **CORE,
          fields={"displs": "rdispls"},
-         descriptor=Descriptor("CC_F_SEND | CC_F_RECVV", "CC_ALLGATHER", "suspect"),
+         descriptor=Descriptor("CC_F_SEND | CC_F_RECVV", "CC_ALLGATHER", "suspect", plan="cart"),
          part=Part(f"{PSEND}, void *recvbuf, const int recvparts[], const MPI_Count recvcounts[], "
                    "const MPI_Aint displs[], MPI_Datatype recvtype", send=WHOLE, recv=BLOCKS_V),
          dropin="MPI_Neighbor_allgatherv", fortran_rewrite="allgather"),
     Coll("allgatherw", None, W, f"{SEND}, void *recvbuf, const int recvcounts[], const MPI_Aint displs[], "
          "const MPI_Datatype recvtypes[]", **CORE,
          fields={"displs": "rdispls"},
-         descriptor=Descriptor("CC_F_SEND | CC_F_RECVW", "CC_ALLGATHER", "trusted", via="alltoallw"),
+         descriptor=Descriptor("CC_F_SEND | CC_F_RECVW", "CC_ALLGATHER", "trusted", via="alltoallw", plan="cart"),
          fortran_rewrite="allgather"),
     Coll("alltoall", "MPI_Alltoall", REGULAR, f"{SEND}, {RECV}", **CORE,
-         descriptor=Descriptor("CC_F_SEND | CC_F_RECV", "CC_ALLTOALL", "trusted"),
+         descriptor=Descriptor("CC_F_SEND | CC_F_RECV", "CC_ALLTOALL", "trusted", plan="cart"),
          part=Part(f"{PSEND}, {PRECV}", send=BLOCKS, recv=BLOCKS),
          dropin="MPI_Neighbor_alltoall", fortran_rewrite="alltoall"),
     Coll("alltoallv", "MPI_Alltoallv", V, "const void *sendbuf, const int sendcounts[], const int sdispls[], "
          "MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype",
          **CORE,
-         descriptor=Descriptor("CC_F_SENDV | CC_F_RECVV", "CC_ALLTOALL", "trusted"),
+         descriptor=Descriptor("CC_F_SENDV | CC_F_RECVV", "CC_ALLTOALL", "trusted", plan="cart"),
          part=Part("const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[], const MPI_Aint sdispls[], "
                    "MPI_Datatype sendtype, void *recvbuf, const int recvparts[], const MPI_Count recvcounts[], "
                    "const MPI_Aint rdispls[], MPI_Datatype recvtype", send=BLOCKS_V, recv=BLOCKS_V),
@@ -181,7 +188,7 @@ CORE_COLLECTIVES = (
     Coll("alltoallw", "MPI_Alltoallw", W, "const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], "
          "const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], "
          "const MPI_Datatype recvtypes[]", **CORE,
-         descriptor=Descriptor("CC_F_W", "CC_ALLTOALL", "trusted"),
+         descriptor=Descriptor("CC_F_W", "CC_ALLTOALL", "trusted", plan="cart"),
          part=Part("const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[], const MPI_Aint sdispls[], "
                    "const MPI_Datatype sendtypes[], void *recvbuf, const int recvparts[], "
                    "const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[]",
@@ -193,37 +200,37 @@ CORE_COLLECTIVES = (
 # header's order.
 ORTHO_COLLECTIVES = (
     Coll("barrier", "MPI_Barrier", NONE, "",
-         descriptor=Descriptor("0", "CC_BARRIER", "trusted")),
+         descriptor=Descriptor("0", "CC_BARRIER", "trusted", plan="edges")),
     Coll("bcast", "MPI_Bcast", BUFFER, "void *buffer, int count, MPI_Datatype datatype", rooted=True,
          fields={"buffer": "recvbuf", "count": "recvcount", "datatype": "recvtype"},
-         descriptor=Descriptor("CC_F_ROOT | CC_F_RECV", "CC_BCAST", "trusted"),
+         descriptor=Descriptor("CC_F_ROOT | CC_F_RECV", "CC_BCAST", "trusted", plan="tree"),
          part=Part("void *buffer, int partitions, MPI_Count count, MPI_Datatype datatype", send=WHOLE, recv=WHOLE,
                    fields={"buffer": "sendbuf,recvbuf"}),
          fortran_single={"buffer": ("count", "datatype")}),
     Coll("gather", "MPI_Gather", REGULAR, f"{SEND}, {RECV}", rooted=True,
-         descriptor=Descriptor("CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT", "CC_GATHER", "suspect"),
+         descriptor=Descriptor("CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT", "CC_GATHER", "suspect", plan="tree"),
          part=Part(f"{PSEND}, {PRECV}", send=WHOLE, recv=BLOCKS),
          fortran_single={"sendbuf": ("sendcount", "sendtype")}),
     Coll("gatherv", "MPI_Gatherv", V, f"{SEND}, {RECVV}", rooted=True, fields={"displs": "rdispls"},
-         descriptor=Descriptor("CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT", "CC_GATHER", "suspect"),
+         descriptor=Descriptor("CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT", "CC_GATHER", "suspect", plan="tree"),
          part=Part(f"{PSEND}, void *recvbuf, const int recvparts[], const MPI_Count recvcounts[], "
                    "const MPI_Aint displs[], MPI_Datatype recvtype", send=WHOLE, recv=BLOCKS_V),
          fortran_single={"sendbuf": ("sendcount", "sendtype")}),
     Coll("scatter", "MPI_Scatter", REGULAR, f"{SEND}, {RECV}", rooted=True,
-         descriptor=Descriptor("CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV", "CC_SCATTER", "suspect"),
+         descriptor=Descriptor("CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV", "CC_SCATTER", "suspect", plan="tree"),
          part=Part(f"{PSEND}, {PRECV}", send=BLOCKS, recv=WHOLE),
          fortran_single={"recvbuf": ("recvcount", "recvtype")}),
     Coll("scatterv", "MPI_Scatterv", V, "const void *sendbuf, const int sendcounts[], const int displs[], "
          f"MPI_Datatype sendtype, {RECV}", rooted=True, fields={"displs": "sdispls"},
-         descriptor=Descriptor("CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV", "CC_SCATTER", "suspect"),
+         descriptor=Descriptor("CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV", "CC_SCATTER", "suspect", plan="tree"),
          part=Part("const void *sendbuf, const int sendparts[], const MPI_Count sendcounts[], const MPI_Aint displs[], "
                    f"MPI_Datatype sendtype, {PRECV}", send=BLOCKS_V, recv=WHOLE, fields={"displs": "sdispls"}),
          fortran_single={"recvbuf": ("recvcount", "recvtype")}),
     Coll("reduce", "MPI_Reduce", REDUCTION, RED, rooted=True, fields=RED_FIELDS,
-         descriptor=Descriptor("CC_F_ROOT | CC_F_OP | CC_F_RECV", "CC_REDUCE", "trusted"),
+         descriptor=Descriptor("CC_F_ROOT | CC_F_OP | CC_F_RECV", "CC_REDUCE", "trusted", plan="tree"),
          part=Part(PRED, send=WHOLE, recv=WHOLE)),
     Coll("allreduce", "MPI_Allreduce", REDUCTION, RED, fields=RED_FIELDS,
-         descriptor=Descriptor("CC_F_OP | CC_F_RECV", "CC_ALLREDUCE", "trusted"),
+         descriptor=Descriptor("CC_F_OP | CC_F_RECV", "CC_ALLREDUCE", "trusted", plan="allreduce"),
          part=Part(PRED, send=WHOLE, recv=WHOLE)),
     Coll("reduce_scatter_block", "MPI_Reduce_scatter_block", REDUCTION,
          "const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op",
@@ -277,6 +284,8 @@ def validate() -> None:
         assert c.descriptor, f"{c.name}: every row needs a descriptor"
         assert (c.mpi is None) == (c.descriptor.via is not None), f"{c.name}: no MPI collective <-> via"
         assert c.descriptor.via is None or by_name(c.descriptor.via).mpi, f"{c.name}: via a row MPI runs"
+        assert (c.descriptor.nbh == "0") == (c.descriptor.plan is None), f"{c.name}: neighbourhood meaning <-> plan"
+        assert c.descriptor.plan in PLAN_FAMILIES + (None,), f"{c.name}: plan {c.descriptor.plan}"
         names = [p.split()[-1].strip("*[]") for p in c.params.split(",") if p.strip()]
         has = lambda s: any(n.endswith(s) for n in names)  # noqa: E731
         assert (c.family == REDUCTION) == ("op" in names), f"{c.name}: reductions and only they have op"

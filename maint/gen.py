@@ -166,15 +166,16 @@ DESC_HEAD = f"""\
  * Regenerate with `{REGENERATE}`.
  *
  * The collective descriptors (cc_coll, src/coll/coll.h), one row each:
- *   X(lower, Upper, pinit, nbh, variant, flags, MPI's arguments from
- *     cc_call *c...)
+ *   X(lower, Upper, pinit, nbh, variant, plan, flags, MPI's arguments
+ *     from cc_call *c...)
  * lower / Upper spell MPI's call (MPI_Ibcast, MPI_Bcast); pinit is
  * CC_PINIT_PTR (MPI's persistent form where the MPI has one) or
  * CC_PINIT_SUSPECT (not on MPICH); nbh: the collective with neighbourhood
  * meaning, 0 where it is undefined; variant: how the side with one block
- * per peer is described (bind/call.h).  The collectives MPI has no call
- * for, one row each in CC_COLLECTIVES_VIA:
- *   X(lower, nbh, variant, flags, via)
+ * per peer is described (bind/call.h); plan: its entry family of planning
+ * there (src/coll/family.h), NULL where it has none.  The collectives MPI
+ * has no call for, one row each in CC_COLLECTIVES_VIA:
+ *   X(lower, nbh, variant, plan, flags, via)
  * via: the descriptor whose MPI call runs them with global meaning.
  * coll.h declares them, descriptors.c defines them. */
 #ifndef CC_COLLECTIVES_GEN_H
@@ -189,12 +190,13 @@ VARIANT = {C.V: "CC_VECTOR", C.W: "CC_W"}
 def descriptor_row(c):
     d = c.descriptor
     variant = VARIANT.get(c.family, "CC_REGULAR")
+    plan = f"&cc_family_{d.plan}" if d.plan else "NULL"
     if d.via:
-        return wrap("    X(", [c.name, d.nbh, variant, d.flags, d.via], ")", 6, width=114)
+        return wrap("    X(", [c.name, d.nbh, variant, plan, d.flags, d.via], ")", 6, width=114)
     fn = api.coll_function(c, C.BLOCKING)
     args = [f"c->{'comm' if p.name == c.comm else c.fields.get(p.name, p.name)}" for p in fn.params]
     pinit = {"trusted": "CC_PINIT_PTR", "suspect": "CC_PINIT_SUSPECT"}[d.pinit]
-    items = [c.name, c.mpi[len("MPI_"):], pinit, d.nbh, variant, d.flags] + args
+    items = [c.name, c.mpi[len("MPI_"):], pinit, d.nbh, variant, plan, d.flags] + args
     return wrap("    X(", items, ")", 6, width=114)
 
 

@@ -2,11 +2,12 @@
  * to them: what they share.  One descriptor per collective (cc_coll, made
  * from the list maint/collectives.py), the call modes, the argument flags
  * and the one check of a call (check.c), and each family's entry:
- *   neighbourhoods: the pipeline of nbh_run.c (checks, run, requests) with
- *     its planning in nbh_plan.c -- Cartesian schedules for the six [core]
- *     collectives, the allreduce on the way, per-edge plans -- and the
- *     rooted trees of rooted.c; the seed-000 collectives enter it through
- *     neighbor.c;
+ *   neighbourhoods: every call enters through neighbor.c (the check, the
+ *     call as blocks), then the pipeline of nbh_run.c (run, requests) with
+ *     its planning in nbh_plan.c, a loop over the candidates of the
+ *     call's family of planning (family.h: Cartesian schedules in
+ *     plan_cart.c, the allreduce in plan_allreduce.c, trees in rooted.c,
+ *     per edge in plan_edges.c);
  *   plain intra- and inter-communicators: MPI's own collective (global.c,
  *     global_core.c, global_routes.c, descriptors.c). */
 #ifndef CC_COLL_H
@@ -58,10 +59,15 @@ typedef struct cc_coll {
     /* MPI has no such collective (the three above are NULL): global meaning
      * runs it as this one's call (allgatherw: alltoallw; global_core.c) */
     const struct cc_coll *via;
+    /* How it is planned with neighbourhood meaning: its entry family
+     * (family.h: cartesian, allreduce, tree, per edge), NULL where it has
+     * none (nbh 0) */
+    const struct cc_family *plan;
 } cc_coll;
 
 /* The descriptors cc_coll_barrier ... cc_coll_alltoallw: one per row of
  * the list of collectives (maint/collectives.py), defined in descriptors.c. */
+struct cc_family;
 #include "coll/collectives.gen.h"
 #define CC_COLL_EXTERN(lower, ...) extern const cc_coll cc_coll_##lower;
 CC_COLLECTIVES(CC_COLL_EXTERN)
@@ -92,15 +98,6 @@ int cc_global_w(const char *who, const cc_call *c, int inter, cc_mpirun *m);
  * arguments are checked and kept.  Returns MPI_SUCCESS or an error code
  * (not raised). */
 int cc_global_route(const char *who, cc_mpirun *m, int inter, int mode);
-
-/* Rooted collectives along trees (rooted.c; the tree is chosen by
- * choose/choose.h's cc_rooted_tree).  cc_rooted_blocks: the call's blocks for
- * a tree (what this process sends, receives, and the layout of scratch on
- * the way); cc_rooted_plan: the plan (its local plan depends on the root
- * and is owned by the plan).  Local: MPI_SUCCESS or an error code. */
-int cc_rooted_blocks(const cc_call *a, const cc_nbh *n, cc_blocks **out);
-int cc_rooted_plan(const char *who, const cc_call *a, cc_nbh *n, MPI_Comm priv, int persistent, int tree,
-                   cc_choice want, int tag, cc_blocks *blocks, cc_plan **plan);
 
 /* Run call c on a communicator with a neighbourhood (kind CC_KIND_NBH with
  * its cc_comm cs, or CC_KIND_CART / CC_KIND_GRAPH, adopted here): the one

@@ -2,57 +2,63 @@
  * Regenerate with `python3 maint/gen.py`.
  *
  * The collective descriptors (cc_coll, src/coll/coll.h), one row each:
- *   X(lower, Upper, pinit, nbh, variant, flags, MPI's arguments from
- *     cc_call *c...)
+ *   X(lower, Upper, pinit, nbh, variant, plan, flags, MPI's arguments
+ *     from cc_call *c...)
  * lower / Upper spell MPI's call (MPI_Ibcast, MPI_Bcast); pinit is
  * CC_PINIT_PTR (MPI's persistent form where the MPI has one) or
  * CC_PINIT_SUSPECT (not on MPICH); nbh: the collective with neighbourhood
  * meaning, 0 where it is undefined; variant: how the side with one block
- * per peer is described (bind/call.h).  The collectives MPI has no call
- * for, one row each in CC_COLLECTIVES_VIA:
- *   X(lower, nbh, variant, flags, via)
+ * per peer is described (bind/call.h); plan: its entry family of planning
+ * there (src/coll/family.h), NULL where it has none.  The collectives MPI
+ * has no call for, one row each in CC_COLLECTIVES_VIA:
+ *   X(lower, nbh, variant, plan, flags, via)
  * via: the descriptor whose MPI call runs them with global meaning.
  * coll.h declares them, descriptors.c defines them. */
 #ifndef CC_COLLECTIVES_GEN_H
 #define CC_COLLECTIVES_GEN_H
 
 #define CC_COLLECTIVES(X) \
-    X(barrier, Barrier, CC_PINIT_PTR, CC_BARRIER, CC_REGULAR, 0, c->comm)                                             \
-    X(bcast, Bcast, CC_PINIT_PTR, CC_BCAST, CC_REGULAR, CC_F_ROOT | CC_F_RECV, c->recvbuf, c->recvcount,              \
+    X(barrier, Barrier, CC_PINIT_PTR, CC_BARRIER, CC_REGULAR, &cc_family_edges, 0, c->comm)                           \
+    X(bcast, Bcast, CC_PINIT_PTR, CC_BCAST, CC_REGULAR, &cc_family_tree, CC_F_ROOT | CC_F_RECV, c->recvbuf,           \
+      c->recvcount, c->recvtype, c->root, c->comm)                                                                    \
+    X(gather, Gather, CC_PINIT_SUSPECT, CC_GATHER, CC_REGULAR, &cc_family_tree,                                       \
+      CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,        \
       c->recvtype, c->root, c->comm)                                                                                  \
-    X(gather, Gather, CC_PINIT_SUSPECT, CC_GATHER, CC_REGULAR, CC_F_ROOT | CC_F_SEND | CC_F_RECV_ROOT, c->sendbuf,    \
-      c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm)                             \
-    X(gatherv, Gatherv, CC_PINIT_SUSPECT, CC_GATHER, CC_VECTOR, CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT,              \
-      c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->root, c->comm)    \
-    X(scatter, Scatter, CC_PINIT_SUSPECT, CC_SCATTER, CC_REGULAR, CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV,             \
-      c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm)                 \
-    X(scatterv, Scatterv, CC_PINIT_SUSPECT, CC_SCATTER, CC_VECTOR, CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV,           \
-      c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->root, c->comm)    \
-    X(reduce, Reduce, CC_PINIT_PTR, CC_REDUCE, CC_REGULAR, CC_F_ROOT | CC_F_OP | CC_F_RECV, c->sendbuf,               \
-      c->recvbuf, c->recvcount, c->recvtype, c->op, c->root, c->comm)                                                 \
-    X(allreduce, Allreduce, CC_PINIT_PTR, CC_ALLREDUCE, CC_REGULAR, CC_F_OP | CC_F_RECV, c->sendbuf, c->recvbuf,      \
-      c->recvcount, c->recvtype, c->op, c->comm)                                                                      \
-    X(reduce_scatter_block, Reduce_scatter_block, CC_PINIT_PTR, 0, CC_REGULAR, CC_F_OP | CC_F_RECV | CC_F_NO_NBH,     \
+    X(gatherv, Gatherv, CC_PINIT_SUSPECT, CC_GATHER, CC_VECTOR, &cc_family_tree,                                      \
+      CC_F_ROOT | CC_F_SEND | CC_F_RECVV_ROOT, c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts,      \
+      c->rdispls, c->recvtype, c->root, c->comm)                                                                      \
+    X(scatter, Scatter, CC_PINIT_SUSPECT, CC_SCATTER, CC_REGULAR, &cc_family_tree,                                    \
+      CC_F_ROOT | CC_F_SEND_ROOT | CC_F_RECV, c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount,        \
+      c->recvtype, c->root, c->comm)                                                                                  \
+    X(scatterv, Scatterv, CC_PINIT_SUSPECT, CC_SCATTER, CC_VECTOR, &cc_family_tree,                                   \
+      CC_F_ROOT | CC_F_SENDV_ROOT | CC_F_RECV, c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf,        \
+      c->recvcount, c->recvtype, c->root, c->comm)                                                                    \
+    X(reduce, Reduce, CC_PINIT_PTR, CC_REDUCE, CC_REGULAR, &cc_family_tree, CC_F_ROOT | CC_F_OP | CC_F_RECV,          \
+      c->sendbuf, c->recvbuf, c->recvcount, c->recvtype, c->op, c->root, c->comm)                                     \
+    X(allreduce, Allreduce, CC_PINIT_PTR, CC_ALLREDUCE, CC_REGULAR, &cc_family_allreduce, CC_F_OP | CC_F_RECV,        \
       c->sendbuf, c->recvbuf, c->recvcount, c->recvtype, c->op, c->comm)                                              \
-    X(reduce_scatter, Reduce_scatter, CC_PINIT_PTR, 0, CC_REGULAR,                                                    \
+    X(reduce_scatter_block, Reduce_scatter_block, CC_PINIT_PTR, 0, CC_REGULAR, NULL,                                  \
+      CC_F_OP | CC_F_RECV | CC_F_NO_NBH, c->sendbuf, c->recvbuf, c->recvcount, c->recvtype, c->op, c->comm)           \
+    X(reduce_scatter, Reduce_scatter, CC_PINIT_PTR, 0, CC_REGULAR, NULL,                                              \
       CC_F_OP | CC_F_RECVV | CC_F_LOCAL_N | CC_F_NO_NBH, c->sendbuf, c->recvbuf, c->recvcounts, c->recvtype,          \
       c->op, c->comm)                                                                                                 \
-    X(scan, Scan, CC_PINIT_PTR, 0, CC_REGULAR, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, c->sendbuf, c->recvbuf,             \
+    X(scan, Scan, CC_PINIT_PTR, 0, CC_REGULAR, NULL, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, c->sendbuf, c->recvbuf,       \
       c->recvcount, c->recvtype, c->op, c->comm)                                                                      \
-    X(exscan, Exscan, CC_PINIT_PTR, 0, CC_REGULAR, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, c->sendbuf, c->recvbuf,         \
-      c->recvcount, c->recvtype, c->op, c->comm)                                                                      \
-    X(allgather, Allgather, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_REGULAR, CC_F_SEND | CC_F_RECV, c->sendbuf,            \
-      c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm)                                      \
-    X(allgatherv, Allgatherv, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_VECTOR, CC_F_SEND | CC_F_RECVV, c->sendbuf,          \
-      c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm)                         \
-    X(alltoall, Alltoall, CC_PINIT_PTR, CC_ALLTOALL, CC_REGULAR, CC_F_SEND | CC_F_RECV, c->sendbuf, c->sendcount,     \
-      c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm)                                                    \
-    X(alltoallv, Alltoallv, CC_PINIT_PTR, CC_ALLTOALL, CC_VECTOR, CC_F_SENDV | CC_F_RECVV, c->sendbuf,                \
-      c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm)            \
-    X(alltoallw, Alltoallw, CC_PINIT_PTR, CC_ALLTOALL, CC_W, CC_F_W, c->sendbuf, c->sendcounts, c->sdispls,           \
-      c->sendtypes, c->recvbuf, c->recvcounts, c->rdispls, c->recvtypes, c->comm)
+    X(exscan, Exscan, CC_PINIT_PTR, 0, CC_REGULAR, NULL, CC_F_OP | CC_F_RECV | CC_F_NO_NBH, c->sendbuf,               \
+      c->recvbuf, c->recvcount, c->recvtype, c->op, c->comm)                                                          \
+    X(allgather, Allgather, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_REGULAR, &cc_family_cart, CC_F_SEND | CC_F_RECV,       \
+      c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm)                          \
+    X(allgatherv, Allgatherv, CC_PINIT_SUSPECT, CC_ALLGATHER, CC_VECTOR, &cc_family_cart, CC_F_SEND | CC_F_RECVV,     \
+      c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype, c->comm)             \
+    X(alltoall, Alltoall, CC_PINIT_PTR, CC_ALLTOALL, CC_REGULAR, &cc_family_cart, CC_F_SEND | CC_F_RECV,              \
+      c->sendbuf, c->sendcount, c->sendtype, c->recvbuf, c->recvcount, c->recvtype, c->comm)                          \
+    X(alltoallv, Alltoallv, CC_PINIT_PTR, CC_ALLTOALL, CC_VECTOR, &cc_family_cart, CC_F_SENDV | CC_F_RECVV,           \
+      c->sendbuf, c->sendcounts, c->sdispls, c->sendtype, c->recvbuf, c->recvcounts, c->rdispls, c->recvtype,         \
+      c->comm)                                                                                                        \
+    X(alltoallw, Alltoallw, CC_PINIT_PTR, CC_ALLTOALL, CC_W, &cc_family_cart, CC_F_W, c->sendbuf, c->sendcounts,      \
+      c->sdispls, c->sendtypes, c->recvbuf, c->recvcounts, c->rdispls, c->recvtypes, c->comm)
 
 #define CC_COLLECTIVES_VIA(X) \
-    X(allgatherw, CC_ALLGATHER, CC_W, CC_F_SEND | CC_F_RECVW, alltoallw)
+    X(allgatherw, CC_ALLGATHER, CC_W, &cc_family_cart, CC_F_SEND | CC_F_RECVW, alltoallw)
 
 #endif

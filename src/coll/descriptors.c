@@ -3,6 +3,7 @@
  * persistent call, one per row of maint/collectives.py
  * (coll/collectives.gen.h). */
 #include "coll/coll.h"
+#include "coll/family.h"
 
 #ifdef OPEN_MPI
 #include <mpi-ext.h> /* OMPI_HAVE_MPI_EXT_PCOLLREQ: MPIX_X_init */
@@ -41,7 +42,7 @@
 /* The MPI calls of a collective and its descriptor.  `lower` and `Upper`
  * spell the MPI name (MPI_Ibcast, MPI_Bcast); `pinit` is CC_PINIT_PTR or
  * CC_PINIT_SUSPECT: whether MPI's persistent form is used. */
-#define CC_COLL(lower, Upper, pinit, nbh, variant, flags, ...)                                \
+#define CC_COLL(lower, Upper, pinit, nbh, variant, plan, flags, ...)                          \
     static int Upper##_blocking(const cc_call *c) { return MPI_##Upper(__VA_ARGS__); }        \
     static int Upper##_istart(const cc_mpirun *m, MPI_Request *rq)                            \
     {                                                                                         \
@@ -50,11 +51,11 @@
     }                                                                                         \
     CC_PINIT_FN(Upper, __VA_ARGS__)                                                           \
     const cc_coll cc_coll_##lower = { #lower, flags, nbh, variant, Upper##_blocking, Upper##_istart,  \
-                                      pinit(Upper), NULL };
+                                      pinit(Upper), NULL, plan };
 
 /* A collective MPI lacks: global meaning runs it as `via`'s call. */
-#define CC_COLL_VIA(lower, nbh, variant, flags, via) \
-    const cc_coll cc_coll_##lower = { #lower, flags, nbh, variant, NULL, NULL, NULL, &cc_coll_##via };
+#define CC_COLL_VIA(lower, nbh, variant, plan, flags, via) \
+    const cc_coll cc_coll_##lower = { #lower, flags, nbh, variant, NULL, NULL, NULL, &cc_coll_##via, plan };
 
 /* The descriptors, one per row of maint/collectives.py
  * (coll/collectives.gen.h). */

@@ -43,16 +43,10 @@ static int transient(const char *who, const cc_call *a, MPI_Comm comm, cc_comm *
                      Cart_request *request)
 {
     cc_plan *plans[CC_MAX_CANDIDATES];
-    int nplans = 0, cacheable = 0, special = 0;
-    int rc = cc_nbh_special(who, a, cs->nbh, cs->nbh->defaults, &special);
-    if (rc == MPI_SUCCESS) {
-        int rooted = cc_coll_rooted(a->collective);
-        cacheable = (cc_coll_core(a->collective) || a->collective == CC_ALLREDUCE || rooted) && !cs->nbh->graph &&
-                    /* (the cache reads t entries of the caller's arrays) */
-                    cc_nbh_nsendblocks(cs->nbh) == cs->nbh->t && cc_nbh_nrecvblocks(cs->nbh) == cs->nbh->t &&
-                    (rooted ? cc_plancache_eligible_rooted(a, a->root == cs->nbh->rank)
-                            : cc_plancache_eligible(a, cs->nbh->t));
-    }
+    int nplans = 0, cacheable = 0;
+    cc_way way;
+    int rc = cc_nbh_decide(who, a, cs->nbh, cs->nbh->defaults, &way);
+    if (rc == MPI_SUCCESS) cacheable = cc_nbh_cacheable(a, cs->nbh);
     /* A repeated call reuses its plan (a cache hit had identical arguments,
      * checked before). */
     int hit = 0;
@@ -61,9 +55,9 @@ static int transient(const char *who, const cc_call *a, MPI_Comm comm, cc_comm *
         hit = 1;
     } else if (rc == MPI_SUCCESS) {
         cc_blocks *blocks;
-        rc = cc_nbh_describe(who, a, cs->nbh, special, &blocks);
+        rc = cc_nbh_describe(who, a, cs->nbh, way, &blocks);
         if (rc == MPI_SUCCESS) {
-            rc = cc_nbh_plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, special, 0, blocks, plans,
+            rc = cc_nbh_plan_call(who, a, cs, priv, mode, cacheable, cs->nbh->defaults, way, 0, blocks, plans,
                                   &nplans);
             cc_blocks_release(blocks);
         }
@@ -102,10 +96,11 @@ static int persistent(const char *who, const cc_call *a, MPI_Comm comm, cc_comm 
     int rc = checked;
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &want, who);
     cc_blocks *blocks = NULL;
-    int special = 0, local = 0;
-    if (rc == MPI_SUCCESS) rc = cc_nbh_special(who, a, cs->nbh, want, &local);
+    cc_way way, local = { NULL, 0 };
+    if (rc == MPI_SUCCESS) rc = cc_nbh_decide(who, a, cs->nbh, want, &local);
     if (rc == MPI_SUCCESS) rc = cc_nbh_describe(who, a, cs->nbh, local, &blocks);
-    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, !cc_coll_core(a->collective) ? a->root : -1, &tag);
+    int root = (a->coll->flags & CC_F_ROOT) ? a->root : -1;
+    int tag = -1, agreed = cc_agree_init(cs, priv, who, rc, &want, root, &tag);
     if (agreed != MPI_SUCCESS) {
         cc_blocks_release(blocks);
         return cc_error_raise(comm, agreed);
@@ -114,16 +109,16 @@ static int persistent(const char *who, const cc_call *a, MPI_Comm comm, cc_comm 
     /* The agreed choice may differ from this process's own (an allreduce
      * that gathers instead of reducing on the way, a rooted call without
      * its tree, or the other way round): then the blocks do too. */
-    rc = cc_nbh_special(who, a, cs->nbh, want, &special);
-    if (rc == MPI_SUCCESS && special != local) {
+    rc = cc_nbh_decide(who, a, cs->nbh, want, &way);
+    if (rc == MPI_SUCCESS && (way.f != local.f || way.how != local.how)) {
         cc_blocks_release(blocks);
         blocks = NULL;
-        rc = cc_nbh_describe(who, a, cs->nbh, special, &blocks);
+        rc = cc_nbh_describe(who, a, cs->nbh, way, &blocks);
     }
     cc_plan *plans[CC_MAX_CANDIDATES];
     int nplans = 0;
     if (rc == MPI_SUCCESS)
-        rc = cc_nbh_plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, special, tag, blocks, plans, &nplans);
+        rc = cc_nbh_plan_call(who, a, cs, priv, CC_MODE_PERSISTENT, 0, want, way, tag, blocks, plans, &nplans);
     cc_blocks_release(blocks);
     Cart_request r = CART_REQUEST_NULL;
     if (rc == MPI_SUCCESS && (rc = cc_request_new(&r, cs, comm, who, 1, plans, nplans, tag)) != MPI_SUCCESS) {

@@ -1,17 +1,18 @@
-/* Rooted collectives (bcast, gather, scatter, reduce with neighbourhood
- * meaning) along the dimension-wise trees of the allgather (bcast, gather,
+/* The family of trees (coll/family.h): rooted collectives (bcast, gather,
+ * scatter, reduce with neighbourhood meaning) along the dimension-wise trees of the allgather (bcast, gather,
  * reduce) and alltoall (scatter) schedules: the root's message count drops
  * from one per neighbour to about one per distinct coordinate and
  * dimension, with other processes helping on the way (seed 000 allows
  * helpers outside the root's neighbourhood).  The schedules are the
  * neighbourhood's cached ones; what depends on the root is the local plan
  * (sched/localize.h, cc_localize_rooted), made per call and owned by the
- * plan.  Which tree (or none) a call takes is chosen in
- * choose/choose_rooted.c. */
-#include "coll/coll.h"
+ * plan.  Which tree (or none: per edge, plan_edges.c) a call takes is
+ * chosen in choose/choose_rooted.c. */
+#include "coll/family.h"
 
 #include "base/errors.h"
 #include "choose/choose.h"
+#include "exec/plancache.h"
 #include "util/alloc.h"
 
 #include <stdlib.h>
@@ -31,7 +32,7 @@ static int scratch_like_send(const cc_call *a, int nsend, int t, cc_blocks **out
     return rc;
 }
 
-int cc_rooted_blocks(const cc_call *a, const cc_nbh *n, cc_blocks **out)
+static int tree_blocks_of(const cc_call *a, const cc_nbh *n, cc_blocks **out)
 {
     int t = n->t, here = a->root == n->rank, rc;
     switch (a->collective) {
@@ -62,9 +63,10 @@ int cc_rooted_blocks(const cc_call *a, const cc_nbh *n, cc_blocks **out)
     }
 }
 
-int cc_rooted_plan(const char *who, const cc_call *a, cc_nbh *n, MPI_Comm priv, int persistent, int tree,
-                   cc_choice want, int tag, cc_blocks *blocks, cc_plan **plan)
+static int tree_plan(const char *who, const cc_call *a, cc_nbh *n, MPI_Comm priv, int mode, int tag, int tree,
+                     cc_choice c, cc_blocks *blocks, cc_plan *const *made, int nmade, cc_plan **plan)
 {
+    (void)made, (void)nmade;
     const cc_schedule *s;
     cc_local *l = NULL;
     int base = cc_rooted_base(a->collective), here = a->root == n->rank;
@@ -81,12 +83,49 @@ int cc_rooted_plan(const char *who, const cc_call *a, cc_nbh *n, MPI_Comm priv, 
     if (st != CC_OK)
         return cc_error_code(st == CC_ENOMEM ? MPI_ERR_NO_MEM : MPI_ERR_COUNT, "%s: %s", who,
                              st == CC_ENOMEM ? "out of memory while planning" : "the schedule is too large");
-    int ex = want.executor != CC_EXEC_AUTO ? want.executor : persistent ? CC_EXEC_DATATYPE : CC_EXEC_PACK;
-    int rc = cc_plan_create(plan, s, l, blocks, tree, ex, persistent, priv, tag);
+    int rc = cc_plan_create(plan, s, l, blocks, tree, c.executor, mode == CC_MODE_PERSISTENT, priv, tag);
     if (rc != MPI_SUCCESS) {
         cc_local_free(l);
         return cc_error_mpi_code(rc, who);
     }
     (*plan)->own_local = l;
-    return MPI_SUCCESS;
+    /* the root of a reduce reduces what it gathered, in neighbour order */
+    if (a->collective == CC_REDUCE && here && (rc = cc_nbh_reduce_gathered(who, n, *plan)) != MPI_SUCCESS)
+        cc_plan_free(*plan);
+    return rc;
 }
+
+/* A rooted call goes along the tree chosen by the model
+ * (choose/choose_rooted.c), or per edge where there is none. */
+static int tree_decide(const char *who, const cc_call *a, cc_nbh *n, cc_choice want, cc_way *way)
+{
+    int tree = 0, rc = cc_rooted_tree(who, a, n, want, &tree);
+    *way = tree ? (cc_way){ &cc_family_tree, tree } : (cc_way){ &cc_family_edges, 0 };
+    return rc;
+}
+
+static int tree_cacheable(const cc_call *a, const cc_nbh *n)
+{
+    return cc_plancache_eligible_rooted(a, a->root == n->rank);
+}
+
+/* Checked as one message per edge (its errors do not depend on the
+ * algorithm), then its tree's blocks. */
+static int tree_blocks(const char *who, const cc_call *a, const cc_nbh *n, int tree, cc_blocks **out)
+{
+    int rc = cc_nbh_edge_blocks(who, a, n, tree, out);
+    cc_blocks_release(*out);
+    *out = NULL;
+    if (rc == MPI_SUCCESS && (rc = tree_blocks_of(a, n, out)) != MPI_SUCCESS) rc = cc_error_mpi_code(rc, who);
+    return rc;
+}
+
+/* One candidate: the tree; a call made once packs. */
+static int tree_candidates(const char *who, const cc_call *a, cc_nbh *n, const cc_blocks *b, cc_choice want,
+                           int mode, int cacheable, int tree, cc_candidates *out)
+{
+    (void)who, (void)a, (void)n, (void)b, (void)cacheable;
+    return cc_nbh_one(want, tree, mode == CC_MODE_PERSISTENT ? CC_EXEC_DATATYPE : CC_EXEC_PACK, out);
+}
+
+const cc_family cc_family_tree = { "tree", tree_decide, tree_cacheable, tree_blocks, tree_candidates, tree_plan, 0 };
