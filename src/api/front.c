@@ -7,7 +7,7 @@
 #include "base/errors.h"
 #include "topo/kind.h"
 
-int cc_front_call(const char *who, const cc_call *c, int mode, MPI_Info info, Cart_request *request)
+int cc_front_call(const char *who, cc_call *c, int mode, MPI_Info info, Cart_request *request)
 {
     int kind;
     cc_comm *cs;

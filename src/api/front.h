@@ -14,9 +14,10 @@
 
 /* The front of every Cart_ collective but the partitioned ones (front.c),
  * called by their entry points (entry_points.gen.c) with call c (its
- * descriptor c->coll and its arguments): dispatch on what c->comm is.
- * Errors are raised on c->comm. */
-int cc_front_call(const char *who, const cc_call *c, int mode, MPI_Info info, Cart_request *request);
+ * descriptor c->coll and its arguments; the entry point's own, which the
+ * neighbourhood's pipeline rewrites as blocks): dispatch on what c->comm
+ * is.  Errors are raised on c->comm. */
+int cc_front_call(const char *who, cc_call *c, int mode, MPI_Info info, Cart_request *request);
 
 /* The front of the sixteen partitioned collectives (partitioned.c), called
  * by their entry points with the row coll (CC_PC_*) and call a: where the

@@ -8,12 +8,14 @@
 #include "bind/typemap.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 /* A communicator for probing datatypes (MPI_ERRORS_RETURN, never used for
  * messages). */
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+static atomic_int probe_made; /* (skips pthread_once on every call) */
 static MPI_Comm probe_comm = MPI_COMM_NULL;
 static void make_probe(void)
 {
@@ -58,10 +60,15 @@ static int check_root(const char *who, const cc_call *c, int inter, int *here)
                          inter ? ", MPI_ROOT or MPI_PROC_NULL" : "");
 }
 
-static int check_type(const char *who, const char *name, int index, MPI_Datatype t)
+/* (the parameter's name is spelt only for a message: a check runs on
+ * every call, blocking ones included) */
+static int check_type(const char *who, const char *side, int index, MPI_Datatype t)
 {
     int why = cc_type_usable(probe_comm, t);
-    return why ? cc_type_error(who, name, index, why) : MPI_SUCCESS;
+    if (!why) return MPI_SUCCESS;
+    char name[24];
+    snprintf(name, sizeof name, "%stype%s", side, index >= 0 ? "s" : "");
+    return cc_type_error(who, name, index, why);
 }
 
 /* One side: a scalar count and type, or n counts with one type (v), or n
@@ -69,18 +76,16 @@ static int check_type(const char *who, const char *name, int index, MPI_Datatype
 static int check_side(const char *who, const char *side, int n, int count, const int *counts, MPI_Datatype type,
                       const MPI_Datatype *types)
 {
-    char name[24];
     if (!counts && count < 0) return cc_error_code(MPI_ERR_COUNT, "%s: %scount = %d is negative", who, side, count);
     if (counts)
         for (int i = 0; i < n; i++)
             if (counts[i] < 0)
                 return cc_error_code(MPI_ERR_COUNT, "%s: %scounts[%d] = %d is negative", who, side, i, counts[i]);
-    snprintf(name, sizeof name, "%stype%s", side, types ? "s" : "");
     for (int i = 0; types && i < n; i++) {
-        int rc = i > 0 && types[i] == types[i - 1] ? MPI_SUCCESS : check_type(who, name, i, types[i]);
+        int rc = i > 0 && types[i] == types[i - 1] ? MPI_SUCCESS : check_type(who, side, i, types[i]);
         if (rc != MPI_SUCCESS) return rc;
     }
-    return types ? MPI_SUCCESS : check_type(who, name, -1, type);
+    return types ? MPI_SUCCESS : check_type(who, side, -1, type);
 }
 
 /* f: the collective's flags (reduce_scatter's recvcounts have no
@@ -219,7 +224,10 @@ int cc_call_check(const char *who, const cc_call *c, int meaning, int nsend, int
     *here = root;
     if ((k->flags & CC_F_OP) && c->op == MPI_OP_NULL)
         return cc_error_code(MPI_ERR_OP, "%s: op is MPI_OP_NULL", who);
-    pthread_once(&probe_once, make_probe);
+    if (!atomic_load_explicit(&probe_made, memory_order_acquire)) {
+        pthread_once(&probe_once, make_probe);
+        atomic_store_explicit(&probe_made, 1, memory_order_release);
+    }
     unsigned f = k->flags;
     if (inter) {
         if ((f & CC_F_ROOT) && c->root == MPI_PROC_NULL) return MPI_SUCCESS; /* nothing is significant */
@@ -230,9 +238,19 @@ int cc_call_check(const char *who, const cc_call *c, int meaning, int nsend, int
             f &= root ? ~(unsigned)(CC_F_SEND | CC_F_RECV | CC_F_SENDV | CC_F_RECVV)
                       : ~(unsigned)(CC_F_SEND_ROOT | CC_F_RECV_ROOT | CC_F_SENDV_ROOT | CC_F_RECVV_ROOT);
     }
-    array_lengths(c, f, inter, &nsend, &nrecv);
-    *s = significant(f, c, root, nsend, nrecv);
-    rc = check_arrays(who, f, c, s);
+    if (f == (CC_F_SEND | CC_F_RECV) && c->sendbuf != MPI_IN_PLACE && c->recvbuf != MPI_IN_PLACE) {
+        /* (a scalar count and type on both sides -- the regular [core]
+         * collectives, whose blocking calls come here every time) */
+        s->send = s->recv = 1;
+        s->nsend = nsend;
+        s->nrecv = nrecv;
+        rc = check_side(who, "send", 1, c->sendcount, NULL, c->sendtype, NULL);
+        if (rc == MPI_SUCCESS) rc = check_side(who, "recv", 1, c->recvcount, NULL, c->recvtype, NULL);
+    } else {
+        array_lengths(c, f, inter, &nsend, &nrecv);
+        *s = significant(f, c, root, nsend, nrecv);
+        rc = check_arrays(who, f, c, s);
+    }
     if (rc == MPI_SUCCESS && meaning == CC_MEANING_NBH) rc = check_in_place(who, c, root);
     if (rc != MPI_SUCCESS || !buffers) return rc;
     if (!inter) return check_buffers(who, c, s, root);

@@ -101,9 +101,10 @@ int cc_global_route(const char *who, cc_mpirun *m, int inter, int mode);
 
 /* Run call c on a communicator with a neighbourhood (kind CC_KIND_NBH with
  * its cc_comm cs, or CC_KIND_CART / CC_KIND_GRAPH, adopted here): the one
- * check, the call as blocks (neighbor.c), then the pipeline of nbh_run.c
- * with the plans of nbh_plan.c.  Errors are raised on c->comm. */
-int cc_nbh_call(const char *who, const cc_call *c, int kind, cc_comm *cs, int mode, MPI_Info info,
+ * check, the call as blocks (neighbor.c; *c becomes that), then the
+ * pipeline of nbh_run.c with the plans of nbh_plan.c.  Errors are raised
+ * on c->comm. */
+int cc_nbh_call(const char *who, cc_call *c, int kind, cc_comm *cs, int mode, MPI_Info info,
                 Cart_request *request);
 
 /* The pipeline (nbh_run.c) for call a as blocks (a->collective,

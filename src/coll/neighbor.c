@@ -12,42 +12,41 @@
 #include "base/errors.h"
 #include "topo/kind.h"
 
-/* The call as blocks (bind/call.c): the send side of bcast is its buffer
- * at the root, a reduction's send block the receive buffer where it is
- * MPI_IN_PLACE. */
-static cc_call blocks_of(const cc_call *c, int here)
+/* The call as blocks (bind/call.c), in place (it is the entry point's
+ * own description): the send side of bcast is its buffer at the root, a
+ * reduction's send block the receive buffer where it is MPI_IN_PLACE. */
+static void as_blocks(cc_call *a, int here)
 {
-    cc_call a = *c;
-    a.collective = c->coll->nbh;
-    a.variant = c->coll->variant;
-    a.in_place = here && (c->sendbuf == MPI_IN_PLACE || c->recvbuf == MPI_IN_PLACE);
-    switch (a.collective) {
+    int in_place_send = a->sendbuf == MPI_IN_PLACE;
+    a->collective = a->coll->nbh;
+    a->variant = a->coll->variant;
+    a->in_place = here && (in_place_send || a->recvbuf == MPI_IN_PLACE);
+    switch (a->collective) {
     case CC_BARRIER:
-        a.sendbuf = a.recvbuf = NULL;
-        a.sendcount = a.recvcount = 0;
-        a.sendtype = a.recvtype = MPI_BYTE;
-        a.root = -1;
+        a->sendbuf = a->recvbuf = NULL;
+        a->sendcount = a->recvcount = 0;
+        a->sendtype = a->recvtype = MPI_BYTE;
+        a->root = -1;
         break;
     case CC_BCAST:
-        a.sendbuf = c->recvbuf;
-        a.sendcount = c->recvcount;
-        a.sendtype = c->recvtype;
+        a->sendbuf = a->recvbuf;
+        a->sendcount = a->recvcount;
+        a->sendtype = a->recvtype;
         break;
     case CC_REDUCE:
     case CC_ALLREDUCE:
-        if (c->sendbuf == MPI_IN_PLACE) a.sendbuf = c->recvbuf;
-        a.sendcount = c->recvcount;
-        a.sendtype = c->recvtype;
-        a.in_place = 0; /* the root's contribution is read from recvbuf like any send block */
-        if (a.collective == CC_ALLREDUCE) a.root = -1;
+        if (in_place_send) a->sendbuf = a->recvbuf;
+        a->sendcount = a->recvcount;
+        a->sendtype = a->recvtype;
+        a->in_place = 0; /* the root's contribution is read from recvbuf like any send block */
+        if (a->collective == CC_ALLREDUCE) a->root = -1;
         break;
     default: break;
     }
-    return a;
 }
 
 /* (coll/coll.h) */
-int cc_nbh_call(const char *who, const cc_call *c, int kind, cc_comm *cs, int mode, MPI_Info info,
+int cc_nbh_call(const char *who, cc_call *c, int kind, cc_comm *cs, int mode, MPI_Info info,
                 Cart_request *request)
 {
     int here = 0, rc = MPI_SUCCESS;
@@ -58,6 +57,6 @@ int cc_nbh_call(const char *who, const cc_call *c, int kind, cc_comm *cs, int mo
                        request, 0, &s, &here);
     /* (a persistent call's processes agree on failure too: nbh_run.c) */
     if (rc != MPI_SUCCESS && mode != CC_MODE_PERSISTENT) return cc_error_raise(c->comm, rc);
-    cc_call a = blocks_of(c, here);
-    return cc_nbh_run(who, &a, c->comm, cs, mode, info, request, rc);
+    as_blocks(c, here);
+    return cc_nbh_run(who, c, c->comm, cs, mode, info, request, rc);
 }
