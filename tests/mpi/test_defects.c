@@ -5,7 +5,8 @@
  *   typemap       send types whose size equals their true extent but whose
  *                 map runs backwards or overlaps (copied as raw bytes)
  *   tagwrap       tags reused after the tag range wrapped (CARTCOLL_TAG_UB)
- *   diverge       failed calls consuming tags on some processes only (hang)
+ *   diverge       failed calls consuming tags on some processes only, a failed
+ *                 *_init on one process ([core] and seed-000 collectives) (hang)
  *   dupnb         first non-blocking call on a fresh MPI_Comm_dup (hang)
  *   waitall_dup   Cart_waitall with one request twice (double free)
  *   freed_comm    error on a request whose communicator was freed (abort)
@@ -581,6 +582,23 @@ static void cmd_diverge(void)
     EXPECT_OK(Cart_wait(&live), "Cart_wait(live)");
     check1(&n, lrb, tag++, "live request");
     EXPECT_OK(Cart_request_free(&live), "Cart_request_free(live)");
+
+    /* (e) a seed-000 collective's *_init failing its check on one process:
+     * every process fails (the others with MPI_ERR_ARG) and stays in step
+     * (without the agreement the others would wait for it) */
+    for (int b = 0; b < 2; b++) {
+        SETCTX("diverge (e) Cart_bcast_init / Cart_allreduce_init, rank %d fails", bad_rank[b]);
+        int bad = n.me == bad_rank[b], buf[2] = { n.me, 0 }, out[2] = { 0, 0 };
+        Cart_request r = CART_REQUEST_NULL;
+        int rc = Cart_bcast_init(buf, bad ? -1 : 1, MPI_INT, 0, n.c, MPI_INFO_NULL, &r);
+        EXPECT_CLASS(rc, bad ? MPI_ERR_COUNT : MPI_ERR_ARG, "Cart_bcast_init, count -1 on one process");
+        MT_CHECK(r == CART_REQUEST_NULL, "%s: the failed Cart_bcast_init set its request", ctx);
+        rc = Cart_allreduce_init(buf, out, 1, MPI_INT, bad ? MPI_OP_NULL : MPI_SUM, n.c, MPI_INFO_NULL, &r);
+        EXPECT_CLASS(rc, bad ? MPI_ERR_OP : MPI_ERR_ARG, "Cart_allreduce_init, MPI_OP_NULL on one process");
+        MT_CHECK(r == CART_REQUEST_NULL, "%s: the failed Cart_allreduce_init set its request", ctx);
+        valid_persistent(&n, tag, "valid Cart_alltoall_init after the failed inits");
+        tag += 2;
+    }
 
     /* (d) control: every process fails the same way */
     SETCTX("diverge (d) all fail alike");
