@@ -13,8 +13,9 @@ describes, and check the hand-written header against it (issue 27, item 1).
 
 Generated, committed, never edited by hand:
   src/api/entry_points.gen.c   the Cart_ entry points of the [core] and
-                               [ortho] collectives: each a thin call into a
-                               front (cc_core_call / cc_front_call)
+                               [ortho] collectives: each its call as a
+                               cc_call and a thin call into the one front
+                               (cc_front_call)
   src/api/part_entry_points.gen.c
                                the partitioned Cart_pX_init: each a thin
                                call into cc_part_call
