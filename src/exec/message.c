@@ -1,4 +1,4 @@
-/* Messages without copies: several blocks described as one struct
+/* Messages without copies: several blocks described as one derived
  * datatype over their addresses (the datatype executor, and the pack
  * executor's messages over 2 GiB). */
 #include "exec/plan.h"
@@ -19,6 +19,23 @@ int cc_plan_own_type(cc_plan *p, MPI_Datatype t)
     }
     p->types[p->ntypes++] = t;
     return MPI_SUCCESS;
+}
+
+/* The type of k entries (lens[j] elements of types[j] at disps[j]): where
+ * every entry has one type, hindexed (hindexed_block where the lengths are
+ * equal too): the struct's type map, but far cheaper for MPICH to create
+ * (scripts/callgrind_setup.sh, NP=16: docs/performance.md); otherwise the
+ * struct. */
+static int entries_type(int k, const int *lens, const MPI_Aint *disps, const MPI_Datatype *types, MPI_Datatype *t)
+{
+    int one_type = 1, one_len = 1;
+    for (int j = 1; j < k && one_type; j++) {
+        one_type = types[j] == types[0];
+        one_len &= lens[j] == lens[0];
+    }
+    if (!one_type) return MPI_Type_create_struct(k, lens, disps, types, t);
+    if (one_len) return MPI_Type_create_hindexed_block(k, lens[0], disps, types[0], t);
+    return MPI_Type_create_hindexed(k, lens, disps, types[0], t);
 }
 
 int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps,
@@ -56,8 +73,7 @@ int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI
         return MPI_SUCCESS;
     }
     MPI_Datatype t;
-    rc = MPI_Type_create_struct(k, lens, disps, types, &t);
-    if (rc != MPI_SUCCESS) return rc;
+    if ((rc = entries_type(k, lens, disps, types, &t)) != MPI_SUCCESS) return rc;
     if ((rc = MPI_Type_commit(&t)) != MPI_SUCCESS || (rc = cc_plan_own_type(p, t)) != MPI_SUCCESS) {
         MPI_Type_free(&t);
         return rc;

@@ -125,7 +125,7 @@ int cc_plan_wait_phase(cc_plan *p);
 int cc_plan_wait(cc_plan *p);
 
 /* Describe the blocks slots[0..n) as one message without copies: the
- * block's own count and type for one block, else a struct datatype over the
+ * block's own count and type for one block, else a derived datatype over the
  * blocks' addresses relative to the first (made, committed and owned by the
  * plan).  lens/disps/types: scratch for n entries. */
 int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI_Aint *disps, MPI_Datatype *types);
