@@ -146,6 +146,46 @@ static int make_persistent(cc_plan *p, MPI_Request *reqs, int **first)
     return MPI_SUCCESS;
 }
 
+/* Whether [a, a+na) and [b, b+nb) do not overlap. */
+static int disjoint(const char *a, MPI_Aint na, const char *b, MPI_Aint nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x + (uintptr_t)na <= y || y + (uintptr_t)nb <= x;
+}
+
+/* Append copy *xp to the fused ops[0..k) (xp may point into ops[k..]): merged
+ * into the last one where it continues it.  Returns the new count. */
+static inline int fuse_push(cc_copyop *ops, int k, const cc_copyop *xp)
+{
+    const cc_copyop x = *xp;
+    if (!x.src_blk && x.bytes == 0) return k; /* nothing to move */
+    cc_copyop *y = k ? &ops[k - 1] : NULL;
+    if (y && !x.src_blk && !y->src_blk) {
+        MPI_Aint run = y->bytes * y->reps;
+        /* both follow on: one memmove */
+        if (y->reps == 1 && x.src == y->src + y->bytes && x.dst == y->dst + y->bytes &&
+            disjoint(y->src, y->bytes + x.bytes, y->dst, y->bytes + x.bytes)) {
+            y->bytes += x.bytes;
+            return k;
+        }
+        /* the same source once more, right after: replicate */
+        if (x.src == y->src && x.bytes == y->bytes && x.dst == y->dst + run &&
+            disjoint(y->src, y->bytes, y->dst, run + x.bytes)) {
+            y->reps++;
+            return k;
+        }
+    }
+    ops[k] = x;
+    return k + 1;
+}
+
+int cc_fuse_copies(cc_copyop *ops, int n)
+{
+    int k = 0;
+    for (int j = 0; j < n; j++) k = fuse_push(ops, k, &ops[j]);
+    return k;
+}
+
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag)
 {
@@ -181,8 +221,10 @@ int cc_plan_create_like(cc_plan **out, const cc_schedule *s, const cc_local *l, 
         rc = cc_bind(&p->bind, blocks, s, l);
     if (rc == MPI_SUCCESS) rc = p->ex->prepare(p);
 
-    /* Local copies, resolved once; scratch for those between blocks that are
-     * not both contiguous. */
+    /* Local copies, resolved once and fused as they come (only the fused
+     * ones are written: one at 1 process where t copies continue each
+     * other); scratch for those between blocks that are not both
+     * contiguous. */
     if (rc == MPI_SUCCESS && !(p->copyops = cc_alloc_array((size_t)l->ncopies, sizeof(cc_copyop))))
         rc = MPI_ERR_NO_MEM;
     for (int j = 0; rc == MPI_SUCCESS && j < l->ncopies; j++) {
@@ -192,11 +234,11 @@ int cc_plan_create_like(cc_plan **out, const cc_schedule *s, const cc_local *l, 
         int fast = src->data && dst->data;
         /* a block copied onto itself: nothing to move (decided once, here) */
         MPI_Aint bytes = fast && src->data == dst->data ? 0 : src->bytes;
-        p->copyops[j] = (cc_copyop){ src->data, dst->data, bytes, fast ? NULL : src, fast ? NULL : dst, 1, 1 };
+        const cc_copyop op = { src->data, dst->data, bytes, fast ? NULL : src, fast ? NULL : dst, 1, 1 };
+        p->ncopyops = fuse_push(p->copyops, p->ncopyops, &op);
         /* scratch only between two non-contiguous blocks */
         if (!src->data && !dst->data && src->bytes > p->copycap) p->copycap = src->bytes;
     }
-    if (rc == MPI_SUCCESS) p->ncopyops = cc_fuse_copies(p->copyops, l->ncopies);
     /* Folds copy between blocks of the result's layout: scratch when it is
      * not contiguous. */
     for (int j = 0; rc == MPI_SUCCESS && j < l->nfolds; j++) {
@@ -235,40 +277,6 @@ static MPI_Request *phase_reqs(cc_plan *p)
 {
     if (p->inb) return p->breqs + p->breq_first[p->phase];
     return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
-}
-
-/* Whether [a, a+na) and [b, b+nb) do not overlap. */
-static int disjoint(const char *a, MPI_Aint na, const char *b, MPI_Aint nb)
-{
-    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
-    return x + (uintptr_t)na <= y || y + (uintptr_t)nb <= x;
-}
-
-int cc_fuse_copies(cc_copyop *ops, int n)
-{
-    int k = 0;
-    for (int j = 0; j < n; j++) {
-        cc_copyop x = ops[j];
-        if (!x.src_blk && x.bytes == 0) continue; /* nothing to move */
-        cc_copyop *y = k ? &ops[k - 1] : NULL;
-        if (y && !x.src_blk && !y->src_blk) {
-            MPI_Aint run = y->bytes * y->reps;
-            /* both follow on: one memmove */
-            if (y->reps == 1 && x.src == y->src + y->bytes && x.dst == y->dst + y->bytes &&
-                disjoint(y->src, y->bytes + x.bytes, y->dst, y->bytes + x.bytes)) {
-                y->bytes += x.bytes;
-                continue;
-            }
-            /* the same source once more, right after: replicate */
-            if (x.src == y->src && x.bytes == y->bytes && x.dst == y->dst + run &&
-                disjoint(y->src, y->bytes, y->dst, run + x.bytes)) {
-                y->reps++;
-                continue;
-            }
-        }
-        ops[k++] = x;
-    }
-    return k;
 }
 
 void cc_copy_run(const cc_copyop *op)
