@@ -13,19 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes the blocks slots[0..n) occupy in a message. */
-static MPI_Aint message_bytes(const cc_plan *p, const int *slots, int n)
-{
-    MPI_Aint total = 0;
-    for (int j = 0; j < n; j++) total += cc_binding_slot(&p->bind, slots[j])->bytes;
-    return total;
-}
-
 /* Describe one half; *staged gets the staging bytes it needs (0: none). */
 static int message_half(cc_plan *p, const int *slots, int n, int direct, cc_msg *m, MPI_Aint *staged)
 {
     const cc_blk *b = cc_binding_slot(&p->bind, slots[0]);
-    MPI_Aint bytes = message_bytes(p, slots, n);
     *staged = 0;
     if (direct) {
         *m = (cc_msg){ b->addr, b->count, b->type, NULL };
@@ -33,12 +24,17 @@ static int message_half(cc_plan *p, const int *slots, int n, int direct, cc_msg 
     }
     /* MPI_PACKED counts bytes in an int, and MPI_Pack cannot split an
      * element: such a message travels as a struct datatype over its blocks
-     * instead (a packed message matches a typed receive, and vice versa). */
-    int unpackable = bytes > INT_MAX;
-    for (int j = 0; j < n && !unpackable; j++) {
+     * instead (a packed message matches a typed receive, and vice versa).
+     * One pass over the blocks: their bytes, and whether one cannot be
+     * packed. */
+    MPI_Aint bytes = 0, most = cc_blk_run_limit();
+    int unpackable = 0;
+    for (int j = 0; j < n; j++) {
         const cc_blk *x = cc_binding_slot(&p->bind, slots[j]);
-        unpackable = !x->data && x->count > 0 && x->bytes / x->count > cc_blk_run_limit();
+        bytes += x->bytes;
+        unpackable |= !x->data && x->count > 0 && x->bytes / x->count > most;
     }
+    unpackable |= bytes > INT_MAX;
     if (unpackable) {
         int *lens = malloc(sizeof(int) * (size_t)n);
         MPI_Aint *disps = malloc(sizeof(MPI_Aint) * (size_t)n);
