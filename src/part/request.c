@@ -36,7 +36,9 @@ static int part_raise(Cart_request r, int code) { return r->part->ops->raise(r, 
 static void part_free(cc_part *p)
 {
     if (!p) return;
-    if (p->ops) p->ops->free(p->t);
+    /* Parenthesised: SimGrid 4.1's smpi_helpers.h defines a function-like
+       free() macro, which would rename the member. */
+    if (p->ops) (p->ops->free)(p->t);
     free(p->pdmark);
     free(p->soff);
     free(p->roff);
