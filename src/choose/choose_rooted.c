@@ -12,11 +12,6 @@
 
 int cc_rooted_base(int collective) { return collective == CC_SCATTER ? CC_ALLTOALL : CC_ALLGATHER; }
 
-static int is_rooted(int collective)
-{
-    return collective == CC_BCAST || collective == CC_GATHER || collective == CC_SCATTER || collective == CC_REDUCE;
-}
-
 /* Bytes of one block, from the side that is significant here: the root's
  * receive side of a gather and send side of a scatter (the other may be
  * MPI_IN_PLACE), everybody else's other side; equal signatures make it the
@@ -36,7 +31,7 @@ int cc_rooted_tree(const char *who, const cc_call *a, cc_nbh *n, cc_choice want,
      * neighbourhoods without permuted block orders); the rest, and
      * DIRECT, go one message per edge.  Every input here is the same on
      * every process. */
-    if (!is_rooted(a->collective) || n->graph || n->detected || n->ragged || n->sperm || n->rperm || n->t == 0 ||
+    if (!cc_coll_rooted(a->collective) || n->graph || n->detected || n->ragged || n->sperm || n->rperm || n->t == 0 ||
         a->variant != CC_REGULAR || want.algorithm == CC_DIRECT)
         return MPI_SUCCESS;
     if (want.algorithm != CC_AUTO) {
