@@ -9,6 +9,9 @@
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
 #   scripts/scale.sh --table CSV        the table of an existing CSV (a run cut short)
 #   scripts/scale.sh --plot CSV         CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
+#   --variants LIST                     cartbench variants (default: p2p, every algorithm with
+#                                       each executor, cart-p); a subset where a baseline is
+#                                       too costly to simulate (docs/scale.md says which rows)
 #   --simgrid PREFIX (or SIMGRID_PREFIX=PREFIX): PREFIX/bin/smpirun and build/smpi-NAME
 #                                       (a SimGrid from scripts/smpi/build-simgrid.sh)
 #   SMPI_PRIVATIZATION=mmap|dlopen      smpirun's smpi/privatization (default dlopen; mmap:
@@ -27,13 +30,13 @@
 # is 1 if auto is more than 10% slower than the best algorithm in a row.
 set -eu
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,/^set -eu/p' "$0" | sed -n '/^#/s/^# \{0,1\}//p'; exit "${1:-0}"; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build="" simgrid=${SIMGRID_PREFIX:-}
 out=$root/build/scale
-mode=quick np="" platform="" cases="" ms="" ops="" reps=1 warmup=2 tune_warmup=20 name=""
+mode=quick np="" platform="" variants="" cases="" ms="" ops="" reps=1 warmup=2 tune_warmup=20 name=""
 # --check-platforms: every platform file (default scripts/platforms/*.xml)
 # has the lines scale.sh reads, with positive numbers, and well-formed XML
 # where python3 can tell.
@@ -47,6 +50,12 @@ check_platforms() {
       v=$(echo "$m" | tr ' ' '\n' | sed -n "s/^$k=//p")
       if ! awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e-?[0-9]+)?$/ && v + 0 > 0) }'; then
         echo "$f: cartcoll-model lacks a positive $k" >&2; bad=1
+      fi
+    done
+    for k in phase-wait cpu; do  # optional, non-negative
+      v=$(echo "$m" | tr ' ' '\n' | sed -n "s/^$k=//p")
+      if [ -n "$v" ] && ! awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e-?[0-9]+)?$/) }'; then
+        echo "$f: cartcoll-model's $k is not a non-negative number" >&2; bad=1
       fi
     done
     echo "$n" | grep -Eq 'hosts=[A-Za-z0-9_]+-[0-9]+\.\.[0-9]+ per-node=[1-9][0-9]*' ||
@@ -178,6 +187,7 @@ while [ $# -gt 0 ]; do
     --simgrid) simgrid=$2; shift ;;
     --out) out=$2; shift ;;
     --name) name=$2; shift ;;
+    --variants) variants=$2; shift ;;
     -h|--help) usage 0 ;;
     *) echo "scale.sh: unknown argument $1" >&2; usage 2 >&2 ;;
   esac
@@ -250,9 +260,8 @@ rm -f "$csv"
 # Each algorithm with each executor forced, so that nothing but auto tunes
 # itself: the others need a single warm-up call in a deterministic
 # simulation, auto one per trial of its candidates (--tune-warmup).
-variants=p2p,cart-p-direct-pack,cart-p-direct-datatype,cart-p-combining-pack,cart-p-combining-datatype
-variants=$variants,cart-p-torus-pack,cart-p-torus-datatype,cart-p
-echo "# scale.sh $mode: $np simulated processes on $(basename "$platform") ($("$smpirun" -version 2>/dev/null | head -n 1)), CARTCOLL_ALPHA=$CARTCOLL_ALPHA CARTCOLL_OVERHEAD=$CARTCOLL_OVERHEAD CARTCOLL_BETA=$CARTCOLL_BETA"
+: "${variants:=p2p,cart-p-direct-pack,cart-p-direct-datatype,cart-p-combining-pack,cart-p-combining-datatype,cart-p-torus-pack,cart-p-torus-datatype,cart-p}"
+echo "# scale.sh $mode: $np simulated processes on $(basename "$platform") ($("$smpirun" -version 2>/dev/null | head -n 1)), CARTCOLL_ALPHA=$CARTCOLL_ALPHA CARTCOLL_OVERHEAD=$CARTCOLL_OVERHEAD CARTCOLL_BETA=$CARTCOLL_BETA CARTCOLL_PHASE_WAIT=${CARTCOLL_PHASE_WAIT:-} CARTCOLL_CPU=${CARTCOLL_CPU:-}"
 start=$(date +%s)
 for nbh in $cases; do
   for op in $(echo "$ops" | tr , ' '); do

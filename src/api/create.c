@@ -17,11 +17,11 @@ static const char *const WHO = "Cart_neighborhood_create";
 static long long hash_ints(const int *v, long long n) { return cc_hash_ints(v, n, 1469598103934665603ULL); }
 
 /* Fields the processes must agree on, in reduction order. */
-enum { F_ERR, F_D, F_DIMS, F_PERIODS, F_T, F_TARGETS, F_REORDER, F_CHOICE, F_CALIB, F_ALPHA, F_BETA, F_OVERHEAD, NF };
+enum { F_ERR, F_D, F_DIMS, F_PERIODS, F_T, F_TARGETS, F_REORDER, F_CHOICE, F_CALIB, F_MODEL, NF = F_MODEL + CC_MODEL_FIELDS };
 static const char *const field_names[NF] = {
     NULL, "number of dimensions d", "dims", "periods", "number of neighbours t", "target vectors",
-    "reorder flag", "algorithm/executor choice (info or CARTCOLL_ALGORITHM/CARTCOLL_EXECUTOR)", NULL, NULL, NULL, NULL
-};
+    "reorder flag", "algorithm/executor choice (info or CARTCOLL_ALGORITHM/CARTCOLL_EXECUTOR)"
+}; /* the others: NULL */
 
 /* Local checks; returns MPI_SUCCESS or an error code (not raised). */
 static int check_args(MPI_Comm comm, int d, const int dims[], const int periods[], int t,
@@ -93,14 +93,13 @@ static int mismatch(const int differs[NF])
 
 /* Every process passed valid, equal arguments: make the Cartesian
  * communicator, its private duplicate and the agreed cost model (from this
- * process's model[] = alpha, beta, overhead where a measurement is needed),
+ * process's model where a measurement is needed),
  * and attach the neighbourhood (taking nbh over).  *cartout is MPI_COMM_NULL for a
  * process outside the grid.  Returns MPI_SUCCESS or a raised error code. */
-static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const long long f[NF], const double model[3],
+static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const long long f[NF], cc_cost_params model,
                   cc_nbh *nbh, MPI_Comm *cartout, int *rank)
 {
     MPI_Comm cart = MPI_COMM_NULL, priv = MPI_COMM_NULL;
-    double alpha = model[0], beta = model[1], overhead = model[2];
     int rc = MPI_Cart_create(comm, d, dims, nbh->periods, reorder, &cart);
     if (rc != MPI_SUCCESS) {
         cc_nbh_release(nbh);
@@ -115,18 +114,12 @@ static int set_up(MPI_Comm comm, int d, const int dims[], int reorder, const lon
     cc_nbh_place(nbh, *rank);
     rc = MPI_Comm_dup(cart, &priv);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS && f[F_CALIB]) {
-        rc = cc_model_agree(priv, &alpha, &beta, &overhead);
-    } else if (rc == MPI_SUCCESS) { /* agreed above: the maximum over processes */
-        alpha = cc_model_value(f[F_ALPHA]);
-        beta = cc_model_value(f[F_BETA]);
-        overhead = cc_model_value(f[F_OVERHEAD]);
-        cc_model_defaults(&alpha, &beta, &overhead);
-    }
+    if (rc == MPI_SUCCESS && f[F_CALIB])
+        rc = cc_model_agree(priv, &model);
+    else if (rc == MPI_SUCCESS) /* agreed above: the maximum over processes */
+        cc_model_from_bits(f + F_MODEL, &model);
     if (rc == MPI_SUCCESS) {
-        nbh->alpha = alpha;
-        nbh->beta = beta;
-        nbh->overhead = overhead;
+        nbh->model = model;
         rc = cc_comm_attach(cart, nbh, priv);
     }
     if (rc != MPI_SUCCESS) {
@@ -153,12 +146,12 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
      * no process is left waiting. */
     cc_choice defaults;
     cc_nbh *nbh = NULL;
-    double alpha = 0, beta = 0, overhead = 0;
+    cc_cost_params model = { 0 };
     int need_calibration = 0;
     int err = check_args(comm, d, dims, periods, t, targets, weights, cartcomm);
     if (err == MPI_SUCCESS) err = cc_options_env(&defaults);
     if (err == MPI_SUCCESS) err = cc_options_info(info, &defaults, WHO);
-    if (err == MPI_SUCCESS) err = cc_model_local(&alpha, &beta, &overhead, &need_calibration);
+    if (err == MPI_SUCCESS) err = cc_model_local(&model, &need_calibration);
     if (err == MPI_SUCCESS) {
         nbh = cc_nbh_new(d, dims, periods, t, targets, weights == MPI_UNWEIGHTED || t == 0 ? NULL : weights);
         if (!nbh) err = cc_error_code(MPI_ERR_NO_MEM, "%s: out of memory for %d neighbours", WHO, t);
@@ -177,9 +170,7 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
         f[F_REORDER] = reorder != 0;
         f[F_CHOICE] = defaults.algorithm * 16 + defaults.executor;
         f[F_CALIB] = need_calibration;
-        f[F_ALPHA] = cc_model_bits(alpha);
-        f[F_BETA] = cc_model_bits(beta);
-        f[F_OVERHEAD] = cc_model_bits(overhead);
+        cc_model_to_bits(&model, f + F_MODEL);
     }
     int rc = agree(comm, f, differs);
     if (rc != MPI_SUCCESS) {
@@ -201,15 +192,15 @@ int Cart_neighborhood_create(MPI_Comm comm, int d, const int dims[], const int p
 
     MPI_Comm cart = MPI_COMM_NULL;
     int rank = -1;
-    const double model[3] = { alpha, beta, overhead };
     if ((rc = set_up(comm, d, dims, reorder, f, model, nbh, &cart, &rank)) != MPI_SUCCESS) return rc;
     if (cart == MPI_COMM_NULL) { /* this process is outside the grid */
         *cartcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
     if (cc_verbose() && rank == 0)
-        fprintf(stderr, "cartcoll: %s: t=%d, d=%d, alpha=%.3g s, overhead=%.3g s, beta=%.3g s/byte%s\n", WHO, t,
-                d, nbh->alpha, nbh->overhead, nbh->beta, f[F_CALIB] ? " (measured)" : "");
+        fprintf(stderr, "cartcoll: %s: t=%d, d=%d, alpha=%.3g s, overhead=%.3g s, beta=%.3g s/byte%s, phase wait %.3g alpha, cpu %.3g\n",
+                WHO, t, d, nbh->model.alpha, nbh->model.overhead, nbh->model.beta, f[F_CALIB] ? " (measured)" : "",
+                nbh->model.phase_wait, nbh->model.cpu);
     if (defaults.async) cc_progress_async_start();
     *cartcomm = cart;
     return MPI_SUCCESS;

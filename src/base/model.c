@@ -25,36 +25,50 @@ static int env_number(const char *name, double *out, int *set)
     char *end;
     double x = strtod(v, &end);
     if (*end || !(x >= 0) || !isfinite(x))
-        return cc_error_code(MPI_ERR_ARG, "environment variable %s = \"%.32s\" is not a non-negative number of seconds",
-                             name, v);
+        return cc_error_code(MPI_ERR_ARG, "environment variable %s = \"%.32s\" is not a non-negative number", name,
+                             v);
     *out = x;
     *set = 1;
     return MPI_SUCCESS;
 }
 
-int cc_model_local(double *alpha, double *beta, double *overhead, int *need)
+/* The environment's values; *set[k] says which of alpha, beta, overhead
+ * it gave; phase_wait and cpu get their defaults where it gives none. */
+static int env_model(cc_cost_params *m, int set[3])
 {
-    int sa, sb, so, rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
-    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", beta, &sb);
-    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_OVERHEAD", overhead, &so);
+    int sp, sc;
+    m->phase_wait = CC_COST_PHASE_WAIT;
+    m->cpu = CC_COST_CPU;
+    int rc = env_number("CARTCOLL_ALPHA", &m->alpha, &set[0]);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", &m->beta, &set[1]);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_OVERHEAD", &m->overhead, &set[2]);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_PHASE_WAIT", &m->phase_wait, &sp);
+    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_CPU", &m->cpu, &sc);
+    return rc;
+}
+
+int cc_model_local(cc_cost_params *m, int *need)
+{
+    int set[3];
+    *m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
+    int rc = env_model(m, set);
     if (rc != MPI_SUCCESS) return rc;
     pthread_mutex_lock(&lock);
-    if (!sa) *alpha = measured_alpha;
-    if (!sb) *beta = measured_beta;
-    if (!so) *overhead = measured_overhead;
+    if (!set[0]) m->alpha = measured_alpha;
+    if (!set[1]) m->beta = measured_beta;
+    if (!set[2]) m->overhead = measured_overhead;
     pthread_mutex_unlock(&lock);
-    *need = *alpha < 0 || *beta < 0;
+    *need = m->alpha < 0 || m->beta < 0;
     return MPI_SUCCESS;
 }
 
-int cc_model_fixed(double *alpha, double *beta, double *overhead)
+int cc_model_fixed(cc_cost_params *m)
 {
-    int sa, sb, so;
-    *alpha = *beta = *overhead = -1;
-    int rc = env_number("CARTCOLL_ALPHA", alpha, &sa);
-    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", beta, &sb);
-    if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_OVERHEAD", overhead, &so);
-    cc_model_defaults(alpha, beta, overhead);
+    int set[3];
+    *m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
+    int rc = env_model(m, set);
+    if (rc != MPI_SUCCESS) *m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
+    cc_model_defaults(m);
     return rc;
 }
 
@@ -65,23 +79,36 @@ void cc_model_record(double a, double b, double o)
     pthread_mutex_unlock(&lock);
 }
 
-long long cc_model_bits(double x)
+static long long bits_of(double x)
 {
     long long b = 0;
     if (x > 0) memcpy(&b, &x, sizeof b);
     return b;
 }
 
-double cc_model_value(long long bits)
+static double value_of(long long bits)
 {
     double x;
     memcpy(&x, &bits, sizeof x);
     return x;
 }
 
-void cc_model_defaults(double *alpha, double *beta, double *overhead)
+void cc_model_to_bits(const cc_cost_params *m, long long bits[CC_MODEL_FIELDS])
 {
-    if (!(*alpha > 0)) *alpha = CC_DEFAULT_ALPHA;
-    if (!(*beta > 0)) *beta = CC_DEFAULT_BETA;
-    if (!(*overhead > 0)) *overhead = *alpha * CC_DEFAULT_OVERHEAD;
+    const double v[CC_MODEL_FIELDS] = { m->alpha, m->beta, m->overhead, m->phase_wait, m->cpu };
+    for (int k = 0; k < CC_MODEL_FIELDS; k++) bits[k] = bits_of(v[k]);
+}
+
+void cc_model_from_bits(const long long bits[CC_MODEL_FIELDS], cc_cost_params *m)
+{
+    *m = (cc_cost_params){ value_of(bits[0]), value_of(bits[1]), value_of(bits[2]), value_of(bits[3]),
+                           value_of(bits[4]) };
+    cc_model_defaults(m);
+}
+
+void cc_model_defaults(cc_cost_params *m)
+{
+    if (!(m->alpha > 0)) m->alpha = CC_DEFAULT_ALPHA;
+    if (!(m->beta > 0)) m->beta = CC_DEFAULT_BETA;
+    if (!(m->overhead > 0)) m->overhead = m->alpha * CC_DEFAULT_OVERHEAD;
 }

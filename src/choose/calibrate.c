@@ -76,19 +76,18 @@ static void measure(MPI_Comm priv, double *a, double *b, double *o)
     free(rbuf);
 }
 
-int cc_model_agree(MPI_Comm priv, double *alpha, double *beta, double *overhead)
+int cc_model_agree(MPI_Comm priv, cc_cost_params *m)
 {
     double a, b, o;
     measure(priv, &a, &b, &o);
     cc_model_record(a, b, o);
-    if (*alpha < 0) *alpha = a;
-    if (*beta < 0) *beta = b;
-    double v[3] = { *alpha, *beta, o }, r[3];
-    int rc = MPI_Allreduce(v, r, 3, MPI_DOUBLE, MPI_MAX, priv);
+    if (m->alpha < 0) m->alpha = a;
+    if (m->beta < 0) m->beta = b;
+    if (m->overhead < 0) m->overhead = o;
+    long long v[CC_MODEL_FIELDS], r[CC_MODEL_FIELDS];
+    cc_model_to_bits(m, v);
+    int rc = MPI_Allreduce(v, r, CC_MODEL_FIELDS, MPI_LONG_LONG, MPI_MAX, priv);
     if (rc != MPI_SUCCESS) return rc;
-    *alpha = r[0];
-    *beta = r[1];
-    *overhead = r[2];
-    cc_model_defaults(alpha, beta, overhead);
+    cc_model_from_bits(r, m);
     return MPI_SUCCESS;
 }

@@ -18,8 +18,7 @@ typedef cc_cost_figs figs;
 
 static double figs_cost(const cc_nbh *n, const figs *f, int collective, int pack)
 {
-    cc_cost_params p = { n->alpha, n->beta, n->overhead };
-    return cc_cost(&p, f, collective, pack);
+    return cc_cost(&n->model, f, collective, pack);
 }
 
 static double model(const cc_nbh *n, const cc_schedule *s, double moved, int collective, int pack)

@@ -15,9 +15,10 @@
 /* Collective over priv: measure with a few exchanges
  * between pairs of processes -- one message (alpha: the latency of a
  * phase), a burst of concurrent messages (the overhead of each further
- * message in a phase), a large message (beta) -- then agree on the three
- * (maximum over processes). */
-int cc_model_agree(MPI_Comm priv, double *alpha, double *beta, double *overhead);
+ * message in a phase), a large message (beta) -- for what *m (this
+ * process's cc_model_local) does not know yet, then agree on every
+ * parameter (maximum over processes). */
+int cc_model_agree(MPI_Comm priv, cc_cost_params *m);
 /* (When no process needs a measurement, Cart_neighborhood_create agrees on
  * the values within its argument check instead, saving a collective.) */
 

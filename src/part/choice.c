@@ -48,10 +48,10 @@ int cc_part_aggregate_bytes(MPI_Info info, const cc_nbh *n, long long *bytes)
      * cartcoll's are. */
     const char *e = found ? v : getenv("CARTCOLL_PART_AGGREGATE");
     if (found || (e && *e)) return cc_parse_bytes(e, bytes);
-    double alpha = -1, beta = -1, overhead = -1;
-    if (n) beta = n->beta, overhead = n->overhead;
-    else (void)cc_model_fixed(&alpha, &beta, &overhead); /* no neighbourhood: the environment's or default model */
-    *bytes = beta > 0 && overhead > 0 ? (long long)(overhead / beta) : 0;
+    cc_cost_params m;
+    if (n) m = n->model;
+    else (void)cc_model_fixed(&m); /* no neighbourhood: the environment's or default model */
+    *bytes = m.beta > 0 && m.overhead > 0 ? (long long)(m.overhead / m.beta) : 0;
     return 1;
 }
 

@@ -1,17 +1,12 @@
 /* The cost model's arithmetic (sched/schedule_cost.h).  The terms beyond
- * alpha, beta and overhead are defaults read off the recorded 16-core run
- * (MPICH 4.0.2, 16 processes; docs/model-rank.md has the check, the
- * derivations below the cells): ping-pong calibration sees none of them. */
+ * alpha, beta and overhead are read off the recorded 16-core run (MPICH
+ * 4.0.2, 16 processes; docs/model-rank.md has the check, the derivations
+ * below and in schedule_cost.h): ping-pong calibration sees none of them.
+ * A phase waits for its slowest neighbour (phase_wait); the CPU terms
+ * below are scaled by the machine's cpu. */
 #include "sched/schedule_cost.h"
 
 #include "sched/schedule.h"
-
-/* A phase waits for its slowest neighbour, not for one ping-pong: each
- * costs alpha * (1 + CC_PHASE_WAIT).  moore:2,3 on 4 x 4, m = 1: DIRECT (1
- * phase, 8 messages) 6.6 us, COMBINING (2 phases, 4) 8.3 us, with alpha
- * 0.67 us and overhead 0.50 us; a least-squares fit over the 16-process
- * cells gives about 2 us a phase, 3 alpha. */
-#define CC_PHASE_WAIT 2.0
 
 /* A message of several blocks that the datatype executor describes as a
  * derived datatype: the datatype engine's set-up per message. */
@@ -42,14 +37,15 @@
 
 double cc_cost(const cc_cost_params *p, const cc_cost_figs *f, int collective, int pack)
 {
-    double t = f->phases * p->alpha * (1 + CC_PHASE_WAIT) + f->rounds * p->overhead + f->moved * p->beta;
+    double t = f->phases * p->alpha * (1 + p->phase_wait) + f->rounds * p->overhead + f->moved * p->beta;
+    double cpu = 0;
     int combined = f->blocks > f->rounds;
-    if (combined && !pack) t += f->rounds * CC_TYPE_MESSAGE;
+    if (combined && !pack) cpu += f->rounds * CC_TYPE_MESSAGE;
     if (collective == CC_ALLTOALL)
-        t += combined ? (f->blocks - f->rounds) * f->rounds * CC_A2A_BLOCK_MESSAGE : 0;
+        cpu += combined ? (f->blocks - f->rounds) * f->rounds * CC_A2A_BLOCK_MESSAGE : 0;
     else
-        t += f->blocks * CC_BLOCK_COST;
-    return t;
+        cpu += f->blocks * CC_BLOCK_COST;
+    return t + p->cpu * cpu;
 }
 
 int cc_cost_clearly_cheaper(double other, double direct) { return other < CC_COST_MARGIN * direct; }

@@ -6,11 +6,24 @@
 #ifndef CC_SCHEDULE_COST_H
 #define CC_SCHEDULE_COST_H
 
-/* Machine parameters [s]: alpha the latency of a phase, overhead each
- * further message of a phase, beta per byte. */
+/* Machine parameters: alpha the latency of a phase [s], overhead each
+ * further message of a phase [s], beta per byte [s]; phase_wait what a
+ * phase waits beyond alpha for its slowest neighbour, in multiples of
+ * alpha; cpu the scale of the library's own per-block and per-datatype
+ * CPU costs (1: those of the recorded 16-core run; 0: a machine that
+ * charges none, such as a simulator without simulated computation). */
 typedef struct cc_cost_params {
-    double alpha, beta, overhead;
+    double alpha, beta, overhead, phase_wait, cpu;
 } cc_cost_params;
+
+/* The defaults of phase_wait and cpu: what the recorded 16-core run
+ * (MPICH 4.0.2, 16 processes) showed; ping-pong calibration sees neither.
+ * moore:2,3 on 4 x 4, m = 1: DIRECT (1 phase, 8 messages) 6.6 us,
+ * COMBINING (2 phases, 4) 8.3 us, with alpha 0.67 us and overhead 0.50 us;
+ * a least-squares fit over the 16-process cells gives about 2 us a phase,
+ * 3 alpha. */
+#define CC_COST_PHASE_WAIT 2.0
+#define CC_COST_CPU 1.0
 
 /* What the model reads of a schedule: phases, rounds (messages), blocks
  * handled (entries and copies) and bytes moved. */

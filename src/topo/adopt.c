@@ -92,7 +92,7 @@ int cc_adopt(MPI_Comm comm, int kind, cc_comm **cs, const char *who)
     /* Every process must choose alike without talking: the environment's
      * choice and model, or the defaults. */
     rc = cc_options_env(&n->defaults);
-    if (rc == MPI_SUCCESS) rc = cc_model_fixed(&n->alpha, &n->beta, &n->overhead);
+    if (rc == MPI_SUCCESS) rc = cc_model_fixed(&n->model);
     if (rc == MPI_SUCCESS && (rc = cc_comm_attach_idup(comm, n)) != MPI_SUCCESS)
         rc = cc_error_mpi_code(rc, who);
     if (rc != MPI_SUCCESS) {

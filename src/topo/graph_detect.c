@@ -25,7 +25,7 @@
  *      the process's sources mirror its destinations (MPI_PROC_NULL
  *      entries aside: "uniform"), the number and two hashes of its sorted
  *      destination offsets, the bounds of those offsets; and the cost
- *      model (557 long longs).  A slot where everyone is uniform with equal
+ *      model (559 long longs).  A slot where everyone is uniform with equal
  *      lists is a stencil every process lists in full (a torus, or a mesh
  *      no offset leaves): the first such slot is taken at once (its t, the
  *      common number of neighbours, is the smallest any slot can have).
@@ -337,7 +337,7 @@ static int uniform_stencil(const lists *l, slot *s, int **S, int *sperm, int *rp
 /* ---- the neighbourhood -------------------------------------------------- */
 
 static int attach(MPI_Comm g, MPI_Info info, const lists *l, const slot *s, const int *S, int *sperm, int *rperm,
-                  const double model[3], const char *who, int (*wait)(MPI_Request *))
+                  const cc_cost_params *model, const char *who, int (*wait)(MPI_Request *))
 {
     int t = (int)s->t;
     cc_nbh *n = cc_nbh_new(s->d, s->dims, s->periods, t, S, NULL);
@@ -355,10 +355,7 @@ static int attach(MPI_Comm g, MPI_Info info, const lists *l, const slot *s, cons
      * collective calls); the model agreed in round 1 */
     int rc = cc_options_env(&n->defaults);
     if (rc == MPI_SUCCESS) rc = cc_options_info(info, &n->defaults, who);
-    n->alpha = model[0];
-    n->beta = model[1];
-    n->overhead = model[2];
-    cc_model_defaults(&n->alpha, &n->beta, &n->overhead);
+    n->model = *model;
     if (rc == MPI_SUCCESS) rc = cc_comm_attach_idup(g, n);
     if (rc != MPI_SUCCESS) {
         cc_nbh_release(n); /* frees sperm, rperm */
@@ -428,7 +425,7 @@ typedef struct detection {
     slot s[NSLOT];
     int *h;                 /* histogram and verdict scratch, allocated before round 1 */
     int named, pick, rc, mrc;
-    double model[3];
+    cc_cost_params model;
     int *S, *sperm, *rperm; /* the chosen slot's stencil and permutations */
 } detection;
 
@@ -437,19 +434,19 @@ typedef struct detection {
 static void round1(detection *D, MPI_Comm g)
 {
     /* [slot values | slot 0 bounds (64 dims) | guessed bounds (8 each) | model] */
-    enum { B0 = NSLOT * NV, BG = B0 + 2 * DMAX_NAMED, MODEL = BG + (NSLOT - 1) * 2 * DMAX_GUESS, LEN1 = MODEL + 3 };
+    enum { B0 = NSLOT * NV, BG = B0 + 2 * DMAX_NAMED, MODEL = BG + (NSLOT - 1) * 2 * DMAX_GUESS, LEN1 = MODEL + CC_MODEL_FIELDS };
     long long v1[LEN1], r1[LEN1];
     for (int i = 0; i < NSLOT; i++) {
         int bd = i ? DMAX_GUESS : DMAX_NAMED;
         long long *b = i ? v1 + BG + (i - 1) * 2 * DMAX_GUESS : v1 + B0;
         round1_local(&D->l, &D->s[i], v1 + i * NV, b, bd);
     }
-    double m[3] = { -1, -1, -1 };
+    cc_cost_params m;
     int need;
-    if (cc_model_local(&m[0], &m[1], &m[2], &need) != MPI_SUCCESS) m[0] = m[1] = m[2] = -1;
-    for (int k = 0; k < 3; k++) v1[MODEL + k] = cc_model_bits(m[k]);
+    if (cc_model_local(&m, &need) != MPI_SUCCESS) m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
+    cc_model_to_bits(&m, v1 + MODEL);
     D->mrc = MPI_Allreduce(v1, r1, LEN1, MPI_LONG_LONG, MPI_MAX, g);
-    for (int k = 0; k < 3; k++) D->model[k] = cc_model_value(r1[MODEL + k]);
+    cc_model_from_bits(r1 + MODEL, &D->model);
     D->pick = -1;
     for (int i = 0; D->mrc == MPI_SUCCESS && i < NSLOT; i++) {
         int bd = i ? DMAX_GUESS : DMAX_NAMED;
@@ -566,7 +563,7 @@ int cc_detect(MPI_Comm comm_old, MPI_Comm g, MPI_Info info, const char *who, int
     int rc = D.mrc != MPI_SUCCESS ? D.mrc : D.rc;
     int cart = rc == MPI_SUCCESS && D.pick >= 0;
     if (cart) {
-        rc = attach(g, info, &D.l, &D.s[D.pick], D.S, D.sperm, D.rperm, D.model, who, wait);
+        rc = attach(g, info, &D.l, &D.s[D.pick], D.S, D.sperm, D.rperm, &D.model, who, wait);
     } else {
         free(D.sperm);
         free(D.rperm);

@@ -16,6 +16,7 @@
 #include "sched/localize.h"
 #include "base/options.h"
 #include "sched/schedule.h"
+#include "sched/schedule_cost.h"
 #include "sched/schedule_edges.h"
 #include "util/list.h"
 
@@ -43,8 +44,7 @@ typedef struct cc_nbh {
     int *rperm;               /* t, or NULL (identity): the receive block of offset i is the caller's
                                * block rperm[i] (MPI_Cart_create communicators, detected graphs) */
     cc_choice defaults;       /* from create's info / the environment */
-    double alpha, beta;       /* agreed latency of a phase [s] and time per byte [s] */
-    double overhead;          /* agreed cost of each further message in a phase [s] */
+    cc_cost_params model;     /* the agreed cost model (sched/schedule_cost.h) */
     pthread_mutex_t lock;     /* guards the lazily built tables below */
     cc_schedule *sched[3][4]; /* [collective][algorithm], on reduced offsets; row 0: the
                                * allreduce that reduces on the way, on the offsets as given */

@@ -20,7 +20,8 @@
  *
  *   test_queries [--env-alg NAME | --env-bad]
  * --env-alg: CARTCOLL_ALGORITHM is set to NAME by the test registration.
- * --env-bad: CARTCOLL_ALGORITHM or CARTCOLL_EXECUTOR holds an unknown value.
+ * --env-bad: CARTCOLL_ALGORITHM, CARTCOLL_EXECUTOR, CARTCOLL_PHASE_WAIT or
+ *            CARTCOLL_CPU holds an unknown or invalid value.
  */
 #include "interpose.h"
 #include "mpitest.h"
@@ -660,8 +661,9 @@ static void info_and_env(const char *env_alg)
     }
 }
 
-/* CARTCOLL_ALGORITHM / CARTCOLL_EXECUTOR hold an unknown value: an MPI_ERR_ARG
- * error, at create or at the first collective that uses the default. */
+/* CARTCOLL_ALGORITHM / CARTCOLL_EXECUTOR hold an unknown value, or the
+ * model's CARTCOLL_PHASE_WAIT / CARTCOLL_CPU no non-negative number: an
+ * MPI_ERR_ARG error, at create or at the first collective that uses it. */
 static void env_bad(void)
 {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -673,9 +675,12 @@ static void env_bad(void)
         rc = Cart_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, c);
         MPI_Comm_free(&c);
     }
-    MT_CHECK(mt_error_class(rc) == MPI_ERR_ARG, "unknown value in CARTCOLL_ALGORITHM/EXECUTOR (%s/%s): got %d",
-             getenv("CARTCOLL_ALGORITHM") ? getenv("CARTCOLL_ALGORITHM") : "-",
-             getenv("CARTCOLL_EXECUTOR") ? getenv("CARTCOLL_EXECUTOR") : "-", rc);
+    const char *names[] = { "CARTCOLL_ALGORITHM", "CARTCOLL_EXECUTOR", "CARTCOLL_PHASE_WAIT", "CARTCOLL_CPU" };
+    char set[256] = "";
+    for (int i = 0; i < 4; i++)
+        if (getenv(names[i]))
+            snprintf(set + strlen(set), sizeof set - strlen(set), " %s=%s", names[i], getenv(names[i]));
+    MT_CHECK(mt_error_class(rc) == MPI_ERR_ARG, "invalid environment (%s): got %d", set, rc);
 }
 
 int main(int argc, char **argv)

@@ -39,6 +39,7 @@ static void read_log(const char *path)
         const char *a = strstr(line, "alpha=");
         const char *o = strstr(line, "overhead="), *b = strstr(line, "beta=");
         logged *l = &logs[nlogged];
+        l->p.phase_wait = CC_COST_PHASE_WAIT, l->p.cpu = CC_COST_CPU; /* a real machine's, as the library's defaults */
         if (a && o && b && strstr(line, "Cart_neighborhood_create") &&
             sscanf(line, "moore:%d,%d", &l->d, &l->n) == 2 && sscanf(a, "alpha=%lf", &l->p.alpha) == 1 &&
             sscanf(o, "overhead=%lf", &l->p.overhead) == 1 && sscanf(b, "beta=%lf", &l->p.beta) == 1)
@@ -68,12 +69,15 @@ static cc_cost_params params_for(int d, int n)
         if (logs[i].d == d && logs[i].n == n) return logs[i].p;
         a[i] = logs[i].p.alpha, b[i] = logs[i].p.beta, o[i] = logs[i].p.overhead;
     }
-    if (!nlogged) { /* as the library: CARTCOLL_ALPHA/BETA/OVERHEAD, else its defaults */
+    if (!nlogged) { /* as the library: CARTCOLL_ALPHA/BETA/OVERHEAD/PHASE_WAIT/CPU, else its defaults */
         const char *a_ = getenv("CARTCOLL_ALPHA"), *b_ = getenv("CARTCOLL_BETA"), *o_ = getenv("CARTCOLL_OVERHEAD");
+        const char *w_ = getenv("CARTCOLL_PHASE_WAIT"), *c_ = getenv("CARTCOLL_CPU");
         double alpha = a_ ? atof(a_) : 1e-6;
-        return (cc_cost_params){ alpha, b_ ? atof(b_) : 1e-10, o_ ? atof(o_) : alpha / 4 };
+        return (cc_cost_params){ alpha, b_ ? atof(b_) : 1e-10, o_ ? atof(o_) : alpha / 4,
+                                 w_ && *w_ ? atof(w_) : CC_COST_PHASE_WAIT, c_ && *c_ ? atof(c_) : CC_COST_CPU };
     }
-    return (cc_cost_params){ median(a, nlogged), median(b, nlogged), median(o, nlogged) };
+    return (cc_cost_params){ median(a, nlogged), median(b, nlogged), median(o, nlogged), CC_COST_PHASE_WAIT,
+                             CC_COST_CPU };
 }
 
 /* The other run (run1-summary-rows.txt: "np moore:d,n t op variant m

@@ -12,10 +12,20 @@
 
 /* Calibrated on moore:4,5 (decisions16.log), and the median of the four
  * logged calibrations (model_rank's choice for moore:2,3, which has none). */
-static const cc_cost_params at45 = { 6.66e-7, 2.6e-10, 4.36e-7 };
-static const cc_cost_params median = { 6.72e-7, 2.56e-10, 5.04e-7 };
+static const cc_cost_params at45 = { 6.66e-7, 2.6e-10, 4.36e-7, CC_COST_PHASE_WAIT, CC_COST_CPU };
+static const cc_cost_params median = { 6.72e-7, 2.56e-10, 5.04e-7, CC_COST_PHASE_WAIT, CC_COST_CPU };
 /* The library's defaults (base/model.c): no calibration at all. */
-static const cc_cost_params defaults = { 1e-6, 1e-10, 2.5e-7 };
+static const cc_cost_params defaults = { 1e-6, 1e-10, 2.5e-7, CC_COST_PHASE_WAIT, CC_COST_CPU };
+/* The simulated Hydra (scripts/platforms/hydra.xml's cartcoll-model line):
+ * no wait beyond alpha, no CPU time charged. */
+static const cc_cost_params hydra = { 1.31e-6, 8.13e-11, 4e-7, 0, 0 };
+
+static mc_cell cell_np(int np, int d, int n, int collective, int m, const cc_cost_params *p)
+{
+    mc_cell c = { .np = np, .d = d, .n = n, .collective = collective, .bytes = 4.0 * m };
+    CHECK(mc_evaluate(&c, p) == 0);
+    return c;
+}
 
 static mc_cell cell(int d, int n, int collective, int m, const cc_cost_params *p)
 {
@@ -56,6 +66,16 @@ int main(void)
     /* and from m = 10 on DIRECT again (60.5 us against 165) */
     CHECK_EQ(cell(4, 5, CC_ALLTOALL, 10, &at45).choice, CC_DIRECT);
     CHECK_EQ(cell(4, 5, CC_ALLTOALL, 1000, &at45).choice, CC_DIRECT);
+
+    /* 1152 simulated processes (docs/scale-full-1152.csv): moore:3,3 on
+     * 12x12x8, m = 1, COMBINING 6.6 us, DIRECT 10.4.  The machine's terms
+     * decide: with the 16-core run's phase wait and CPU costs the model
+     * would take DIRECT there, with the simulator's (none) COMBINING. */
+    CHECK_EQ(cell_np(1152, 3, 3, CC_ALLTOALL, 1, &hydra).choice, CC_COMBINING);
+    CHECK_EQ(cell_np(1152, 2, 5, CC_ALLGATHER, 10, &hydra).choice, CC_COMBINING);
+    cc_cost_params real = hydra;
+    real.phase_wait = CC_COST_PHASE_WAIT, real.cpu = CC_COST_CPU;
+    CHECK_EQ(cell_np(1152, 3, 3, CC_ALLTOALL, 1, &real).choice, CC_DIRECT);
 
     /* The margin: a candidate is clearly cheaper below 90% of DIRECT. */
     CHECK(cc_cost_clearly_cheaper(0.89, 1.0));
