@@ -28,9 +28,12 @@ static int message_half(cc_plan *p, const int *slots, int n, int direct, cc_msg 
      * One pass over the blocks: their bytes, and whether one cannot be
      * packed. */
     MPI_Aint bytes = 0, most = cc_blk_run_limit();
-    int unpackable = 0;
+    int unpackable = 0, one_run = b->data != NULL;
     for (int j = 0; j < n; j++) {
         const cc_blk *x = cc_binding_slot(&p->bind, slots[j]);
+        /* contiguous blocks that continue each other (an alltoall's blocks
+         * to one peer on a slab decomposition): sent from where they are */
+        one_run &= x->data && x->data == b->data + bytes;
         bytes += x->bytes;
         unpackable |= !x->data && x->count > 0 && x->bytes / x->count > most;
     }
@@ -45,7 +48,7 @@ static int message_half(cc_plan *p, const int *slots, int n, int direct, cc_msg 
         free(types);
         return rc;
     }
-    if (n == 1 && b->data) {
+    if (one_run) {
         *m = (cc_msg){ b->data, (int)bytes, MPI_PACKED, NULL };
         return MPI_SUCCESS;
     }
