@@ -79,6 +79,19 @@ __attribute__((noinline)) void hotpath_floor_run(floor_plan *f)
     MPI_Waitall(f->n, f->req, f->st);
 }
 
+/* HOTPATH_DIMS=1,1,1,2: the grid's shape (else MPI_Dims_create's); at 2
+ * processes a last dimension of 2 scatters the blocks to the other process
+ * over the buffers, as on 2x2x2x2 with 16. */
+static void env_dims(int d, int *dims)
+{
+    const char *ed = getenv("HOTPATH_DIMS");
+    for (int k = 0; ed && k < d; k++) {
+        dims[k] = atoi(ed);
+        ed = strchr(ed, ',');
+        ed = ed ? ed + 1 : NULL;
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -96,15 +109,7 @@ int main(int argc, char **argv)
     if (d < 1 || d > 16 || Cart_stencil_count(d, CART_CHEBYSHEV, 1, r, &t) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 2);
     int *targets = malloc(sizeof(int) * (size_t)(t * d + 1));
     Cart_stencil(d, CART_CHEBYSHEV, 1, r, t, targets);
-    /* HOTPATH_DIMS=1,1,1,2: the grid's shape (else MPI_Dims_create's);
-     * at 2 processes a last dimension of 2 scatters the blocks to the
-     * other process over the buffers, as on 2x2x2x2 with 16. */
-    const char *ed = getenv("HOTPATH_DIMS");
-    for (int k = 0; ed && k < d; k++) {
-        dims[k] = atoi(ed);
-        ed = strchr(ed, ',');
-        ed = ed ? ed + 1 : NULL;
-    }
+    env_dims(d, dims);
     MPI_Dims_create(size, d, dims);
     for (int k = 0; k < d; k++) periods[k] = 1;
     MPI_Info info;
