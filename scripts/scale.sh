@@ -3,7 +3,7 @@
 #
 #   scripts/scale.sh --quick            a few cases at 256 processes (Hydra model)
 #   scripts/scale.sh --full             the sweep of [Traff & Hunold 2019] at 1152 processes (Hydra)
-#   scripts/scale.sh --titan            a subset at 16384 processes (Titan)
+#   scripts/scale.sh --titan            a subset at 16384 processes (Titan; SMPI_PRIVATIZATION=mmap)
 #   scripts/scale.sh --local            this machine's model at 4 processes
 #   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
@@ -201,7 +201,9 @@ case $mode in
          : "${cases:=moore:2,3 moore:2,4 moore:2,5 moore:3,3 moore:3,4 moore:3,5 moore:4,3 moore:4,4 moore:4,5 moore:5,3 moore:5,4 moore:5,5}"
          : "${ms:=1,10,100}" "${ops:=alltoall,allgather,alltoallv}" ;;
   titan) : "${np:=16384}" "${platform:=$here/platforms/titan.xml}"
-         : "${cases:=moore:2,3 moore:3,3 moore:3,5}" "${ms:=1,100}" "${ops:=alltoall}" ;;
+         : "${cases:=moore:3,3 moore:4,3 moore:3,5 moore:5,3}" "${ms:=1,100}" "${ops:=alltoall,allgather}"
+         # one program for all 16384 (a third of the memory, 3 maps each)
+         : "${SMPI_PRIVATIZATION:=mmap}"; export SMPI_PRIVATIZATION ;;
   local) : "${np:=4}" "${platform:=$here/platforms/local.xml}"
          : "${cases:=moore:2,3 moore:3,3 moore:4,3 moore:5,5}" "${ms:=1,100}" "${ops:=alltoall,allgather}" ;;
 esac
