@@ -19,6 +19,7 @@
 /* The floor: per distinct peer one persistent receive and one send of all
  * the ints to/from it; self: one memcpy. */
 typedef struct floor_plan {
+    MPI_Comm grid;       /* the floor's own Cartesian communicator */
     int n;               /* requests */
     MPI_Request req[64];
     MPI_Status st[64];   /* (not MPI_STATUSES_IGNORE: gcc warns on MPICH's prototype) */
@@ -44,9 +45,9 @@ static void peer_counts(MPI_Comm grid, int d, int t, const int *v, int sign, int
 
 static void floor_create(floor_plan *f, int d, const int *dims, const int *periods, int t, const int *v, int m)
 {
-    MPI_Comm grid;
     int size, me;
-    MPI_Cart_create(MPI_COMM_WORLD, d, dims, periods, 0, &grid);
+    MPI_Cart_create(MPI_COMM_WORLD, d, dims, periods, 0, &f->grid);
+    MPI_Comm grid = f->grid;
     MPI_Comm_size(grid, &size);
     MPI_Comm_rank(grid, &me);
     int *sc = malloc(sizeof(int) * (size_t)size), *rc = malloc(sizeof(int) * (size_t)size);
@@ -154,8 +155,12 @@ int main(int argc, char **argv)
     double dt = MPI_Wtime() - t0;
     if (rank == 0) printf("hotpath: d=%d n=%d m=%d t=%d %s: %d %s, %.2f us each\n", d, n, m, t, alg, iters,
                           flr ? "floor" : blocking ? "Cart_alltoall" : "start+wait", dt / iters * 1e6);
-    if (flr)
+    if (flr) {
         for (int i = 0; i < fl.n; i++) MPI_Request_free(&fl.req[i]);
+        free(fl.sbuf);
+        free(fl.rbuf);
+        MPI_Comm_free(&fl.grid);
+    }
     Cart_request_free(&req);
     MPI_Comm_free(&cart);
     MPI_Info_free(&info);

@@ -46,16 +46,13 @@ check_platforms() {
   for f in "$@"; do
     m=$(sed -n 's/.*cartcoll-model: *//p' "$f")
     n=$(sed -n 's/.*cartcoll-nodes: *//p' "$f")
-    for k in alpha overhead beta; do
+    # alpha, overhead, beta: given and positive; phase-wait, cpu (-): optional, non-negative
+    for k in alpha overhead beta phase-wait- cpu-; do
+      case $k in *-) opt=1 what=non-negative k=${k%-} ;; *) opt="" what=positive ;; esac
       v=$(echo "$m" | tr ' ' '\n' | sed -n "s/^$k=//p")
-      if ! awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e-?[0-9]+)?$/ && v + 0 > 0) }'; then
-        echo "$f: cartcoll-model lacks a positive $k" >&2; bad=1
-      fi
-    done
-    for k in phase-wait cpu; do  # optional, non-negative
-      v=$(echo "$m" | tr ' ' '\n' | sed -n "s/^$k=//p")
-      if [ -n "$v" ] && ! awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+(e-?[0-9]+)?$/) }'; then
-        echo "$f: cartcoll-model's $k is not a non-negative number" >&2; bad=1
+      [ -n "$opt" ] && [ -z "$v" ] && continue
+      if ! awk -v v="$v" -v opt="$opt" 'BEGIN { exit !(v ~ /^[0-9.]+(e-?[0-9]+)?$/ && (opt != "" || v + 0 > 0)) }'; then
+        echo "$f: cartcoll-model's $k is not a $what number" >&2; bad=1
       fi
     done
     echo "$n" | grep -Eq 'hosts=[A-Za-z0-9_]+-[0-9]+\.\.[0-9]+ per-node=[1-9][0-9]*' ||

@@ -32,25 +32,28 @@ static int env_number(const char *name, double *out, int *set)
     return MPI_SUCCESS;
 }
 
-/* The environment's values; *set[k] says which of alpha, beta, overhead
- * it gave; phase_wait and cpu get their defaults where it gives none. */
+/* Nothing known yet: alpha, beta, overhead -1; phase_wait and cpu their
+ * defaults. */
+static const cc_cost_params unknown = { -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
+
+/* The environment's values over `unknown`; *set[k] says which of alpha,
+ * beta, overhead it gave.  On a bad value: `unknown` and the error. */
 static int env_model(cc_cost_params *m, int set[3])
 {
     int sp, sc;
-    m->phase_wait = CC_COST_PHASE_WAIT;
-    m->cpu = CC_COST_CPU;
+    *m = unknown;
     int rc = env_number("CARTCOLL_ALPHA", &m->alpha, &set[0]);
     if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_BETA", &m->beta, &set[1]);
     if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_OVERHEAD", &m->overhead, &set[2]);
     if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_PHASE_WAIT", &m->phase_wait, &sp);
     if (rc == MPI_SUCCESS) rc = env_number("CARTCOLL_CPU", &m->cpu, &sc);
+    if (rc != MPI_SUCCESS) *m = unknown;
     return rc;
 }
 
 int cc_model_local(cc_cost_params *m, int *need)
 {
     int set[3];
-    *m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
     int rc = env_model(m, set);
     if (rc != MPI_SUCCESS) return rc;
     pthread_mutex_lock(&lock);
@@ -65,9 +68,7 @@ int cc_model_local(cc_cost_params *m, int *need)
 int cc_model_fixed(cc_cost_params *m)
 {
     int set[3];
-    *m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
     int rc = env_model(m, set);
-    if (rc != MPI_SUCCESS) *m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
     cc_model_defaults(m);
     return rc;
 }

@@ -20,7 +20,8 @@ enum { CC_MODEL_FIELDS = 5 };
  * platform's), or measured earlier (-1 where unknown); phase_wait and cpu
  * from CARTCOLL_PHASE_WAIT and CARTCOLL_CPU, else their defaults; *need is
  * set when a measurement is still needed.  Returns MPI_SUCCESS or an error
- * code (bad environment value), not raised. */
+ * code (bad environment value, *m then all unknown or default), not
+ * raised. */
 int cc_model_local(cc_cost_params *m, int *need);
 
 /* Model values every process knows without communicating: the

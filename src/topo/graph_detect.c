@@ -443,7 +443,7 @@ static void round1(detection *D, MPI_Comm g)
     }
     cc_cost_params m;
     int need;
-    if (cc_model_local(&m, &need) != MPI_SUCCESS) m = (cc_cost_params){ -1, -1, -1, CC_COST_PHASE_WAIT, CC_COST_CPU };
+    (void)cc_model_local(&m, &need); /* a bad environment value: unknown, the defaults after agreeing */
     cc_model_to_bits(&m, v1 + MODEL);
     D->mrc = MPI_Allreduce(v1, r1, LEN1, MPI_LONG_LONG, MPI_MAX, g);
     cc_model_from_bits(r1 + MODEL, &D->model);
