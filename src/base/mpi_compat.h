@@ -14,6 +14,14 @@
 
 static inline int cc_waitall(int n, MPI_Request *r) { return MPI_Waitall(n, r, MPI_STATUSES_IGNORE); }
 static inline int cc_testall(int n, MPI_Request *r, int *flag) { return MPI_Testall(n, r, flag, MPI_STATUSES_IGNORE); }
+static inline int cc_waitsome(int n, MPI_Request *r, int *out, int *idx)
+{
+    return MPI_Waitsome(n, r, out, idx, MPI_STATUSES_IGNORE);
+}
+static inline int cc_testsome(int n, MPI_Request *r, int *out, int *idx)
+{
+    return MPI_Testsome(n, r, out, idx, MPI_STATUSES_IGNORE);
+}
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

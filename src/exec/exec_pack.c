@@ -142,17 +142,27 @@ static int stage(cc_plan *p, int first, int n, char *buf, MPI_Aint cap, int out)
     return MPI_SUCCESS;
 }
 
-/* Stage the messages of a phase: out = 1 packs what is sent, out = 0
- * unpacks what was received. */
+/* One round's message: out = 1 packs what is sent, out = 0 unpacks what
+ * was received (nothing where the message is not staged). */
+static int stage_round(cc_plan *p, int r, int out)
+{
+    const cc_lround *lr = &p->local->rounds[r];
+    const cc_msg *m = out ? &p->smsg[r] : &p->rmsg[r];
+    if ((out ? lr->send_rank : lr->recv_rank) < 0 || !m->stage) return MPI_SUCCESS;
+    return out ? stage(p, lr->sfirst, lr->scount, m->stage, m->count, 1)
+               : stage(p, lr->rfirst, lr->rcount, m->stage, m->count, 0);
+}
+
+static int pack_round(cc_plan *p, int r) { return stage_round(p, r, 1); }
+static int unpack_round(cc_plan *p, int r) { return stage_round(p, r, 0); }
+
+/* A whole phase at once (the plan uses the per-round functions where the
+ * plan stages, so these only run where there is nothing to stage). */
 static int stage_phase(cc_plan *p, int ph, int out)
 {
     const cc_local *l = p->local;
     for (int r = l->phase_first[ph]; r < l->phase_first[ph + 1]; r++) {
-        const cc_lround *lr = &l->rounds[r];
-        const cc_msg *m = out ? &p->smsg[r] : &p->rmsg[r];
-        if ((out ? lr->send_rank : lr->recv_rank) < 0 || !m->stage) continue;
-        int rc = out ? stage(p, lr->sfirst, lr->scount, m->stage, m->count, 1)
-                     : stage(p, lr->rfirst, lr->rcount, m->stage, m->count, 0);
+        int rc = stage_round(p, r, out);
         if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
@@ -161,4 +171,4 @@ static int stage_phase(cc_plan *p, int ph, int out)
 static int pack(cc_plan *p, int ph) { return stage_phase(p, ph, 1); }
 static int unpack(cc_plan *p, int ph) { return stage_phase(p, ph, 0); }
 
-const cc_exec cc_exec_pack = { prepare, pack, unpack };
+const cc_exec cc_exec_pack = { prepare, pack, unpack, pack_round, unpack_round };

@@ -35,6 +35,8 @@ void cc_plan_free(cc_plan *p)
     free(p->reqs);
     free(p->req_first);
     free(p->stagebuf);
+    free(p->reqround);
+    free(p->doneidx);
     free(p->copyops);
     free(p->slotops);
     free(p->copybuf);
@@ -186,6 +188,21 @@ int cc_fuse_copies(cc_copyop *ops, int n)
     return k;
 }
 
+/* The most rounds of one phase that stage a message (send or receive):
+ * with two or more, packing one while another travels can pay. */
+static int staged_rounds(const cc_plan *p)
+{
+    const cc_local *l = p->local;
+    int most = 0;
+    for (int ph = 0; ph < l->nphases; ph++) {
+        int n = 0;
+        for (int r = l->phase_first[ph]; r < l->phase_first[ph + 1]; r++)
+            n += (l->rounds[r].send_rank >= 0 && p->smsg[r].stage) || (l->rounds[r].recv_rank >= 0 && p->rmsg[r].stage);
+        if (n > most) most = n;
+    }
+    return most;
+}
+
 int cc_plan_create(cc_plan **out, const cc_schedule *s, const cc_local *l, cc_blocks *blocks,
                    int algorithm, int executor, int persistent, MPI_Comm comm, int tag)
 {
@@ -220,6 +237,13 @@ int cc_plan_create_like(cc_plan **out, const cc_schedule *s, const cc_local *l, 
     else if (rc == MPI_SUCCESS)
         rc = cc_bind(&p->bind, blocks, s, l);
     if (rc == MPI_SUCCESS) rc = p->ex->prepare(p);
+    if (rc == MPI_SUCCESS && p->ex->unpack_round && staged_rounds(p) > 1) {
+        size_t nph = 2 * (size_t)(l->max_phase_rounds ? l->max_phase_rounds : 1);
+        p->reqround = cc_alloc_array(nph, sizeof(int));
+        p->doneidx = cc_alloc_array(nph, sizeof(int));
+        p->overlap = p->reqround && p->doneidx;
+        if (!p->overlap) rc = MPI_ERR_NO_MEM;
+    }
 
     /* Local copies, resolved once and fused as they come (only the fused
      * ones are written: one at 1 process where t copies continue each
@@ -256,8 +280,51 @@ int cc_plan_create_like(cc_plan **out, const cc_schedule *s, const cc_local *l, 
     return MPI_SUCCESS;
 }
 
+static MPI_Request *phase_reqs(cc_plan *p)
+{
+    if (p->inb) return p->breqs + p->breq_first[p->phase];
+    return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
+}
+
+/* A staging executor's phase: every receive first, then each send as soon
+ * as its message is packed, so the first messages travel while the last
+ * are packed; reap() unpacks each receive as it completes.  Persistent
+ * requests keep make_persistent's layout (per round: receive, send). */
+static int post_phase_overlap(cc_plan *p)
+{
+    const cc_local *l = p->local;
+    const int ph = p->phase, first = l->phase_first[ph], end = l->phase_first[ph + 1];
+    const int made = p->persistent || p->inb;
+    MPI_Request *q = phase_reqs(p);
+    int rc = MPI_SUCCESS, n = 0;
+    for (int r = first; rc == MPI_SUCCESS && r < end; r++) {
+        const cc_lround *lr = &l->rounds[r];
+        if (lr->recv_rank >= 0) {
+            const cc_msg *m = &p->rmsg[r];
+            p->reqround[n] = r;
+            rc = made ? MPI_Start(&q[n]) : MPI_Irecv(m->buf, m->count, m->type, lr->recv_rank, p->tag, p->comm, &q[n]);
+            n++;
+        }
+        if (made && lr->send_rank >= 0) n++; /* its slot follows */
+    }
+    for (int r = first, k = 0; rc == MPI_SUCCESS && r < end; r++) {
+        const cc_lround *lr = &l->rounds[r];
+        if (made && lr->recv_rank >= 0) k++;
+        if (lr->send_rank < 0) continue;
+        const cc_msg *m = &p->smsg[r];
+        int at = made ? k++ : n++;
+        p->reqround[at] = -1;
+        rc = p->ex->pack_round(p, r);
+        if (rc == MPI_SUCCESS)
+            rc = made ? MPI_Start(&q[at]) : MPI_Isend(m->buf, m->count, m->type, lr->send_rank, p->tag, p->comm, &q[at]);
+    }
+    p->nreqs = p->left = n;
+    return rc;
+}
+
 static int post_phase(cc_plan *p)
 {
+    if (p->overlap) return post_phase_overlap(p);
     int ph = p->phase, rc = p->ex->pack ? p->ex->pack(p, ph) : MPI_SUCCESS;
     if (rc != MPI_SUCCESS) return rc;
     if (p->persistent || p->inb) {
@@ -273,10 +340,41 @@ static int post_phase(cc_plan *p)
     return MPI_SUCCESS;
 }
 
-static MPI_Request *phase_reqs(cc_plan *p)
+/* Overlap: the n requests MPI_Waitsome/Testsome just completed (doneidx);
+ * receives are unpacked now.  MPI_UNDEFINED: none was active any more. */
+static int reap(cc_plan *p, int n)
 {
-    if (p->inb) return p->breqs + p->breq_first[p->phase];
-    return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
+    if (n == MPI_UNDEFINED) {
+        p->left = 0;
+        return MPI_SUCCESS;
+    }
+    for (int i = 0; i < n; i++) {
+        int r = p->reqround[p->doneidx[i]];
+        int rc = r >= 0 ? p->ex->unpack_round(p, r) : MPI_SUCCESS;
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    p->left -= n;
+    return MPI_SUCCESS;
+}
+
+/* The phase in flight: all its requests complete (blocking), or as many as
+ * have (test: *flag says whether all have). */
+static int complete_phase(cc_plan *p, int blocking, int *flag)
+{
+    if (!p->overlap) {
+        if (blocking) return cc_waitall(p->nreqs, phase_reqs(p));
+        return cc_testall(p->nreqs, phase_reqs(p), flag);
+    }
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && p->left > 0) {
+        int n = 0;
+        rc = blocking ? cc_waitsome(p->nreqs, phase_reqs(p), &n, p->doneidx)
+                      : cc_testsome(p->nreqs, phase_reqs(p), &n, p->doneidx);
+        if (rc == MPI_SUCCESS) rc = reap(p, n);
+        if (!blocking && n == 0) break;
+    }
+    if (flag) *flag = p->left == 0;
+    return rc;
 }
 
 void cc_copy_run(const cc_copyop *op)
@@ -354,7 +452,7 @@ static int finish(cc_plan *p)
 /* The phase in flight completed: unpack, move on, post the next one. */
 static int next_phase(cc_plan *p)
 {
-    int rc = p->ex->unpack ? p->ex->unpack(p, p->phase) : MPI_SUCCESS;
+    int rc = !p->overlap && p->ex->unpack ? p->ex->unpack(p, p->phase) : MPI_SUCCESS;
     if (rc == MPI_SUCCESS && p->local->nfolds) rc = run_folds(p, p->phase);
     if (rc != MPI_SUCCESS) return rc;
     p->nreqs = 0;
@@ -393,7 +491,7 @@ int cc_plan_test(cc_plan *p, int *done)
 {
     *done = 0;
     while (p->phase < p->local->nphases) {
-        int flag = 0, rc = cc_testall(p->nreqs, phase_reqs(p), &flag);
+        int flag = 0, rc = complete_phase(p, 0, &flag);
         if (rc != MPI_SUCCESS) return rc;
         if (!flag) return MPI_SUCCESS;
         if ((rc = next_phase(p)) != MPI_SUCCESS) return rc;
@@ -405,7 +503,7 @@ int cc_plan_test(cc_plan *p, int *done)
 int cc_plan_wait(cc_plan *p)
 {
     while (p->phase < p->local->nphases) {
-        int rc = cc_waitall(p->nreqs, phase_reqs(p));
+        int rc = complete_phase(p, 1, NULL);
         if (rc == MPI_SUCCESS) rc = next_phase(p);
         if (rc != MPI_SUCCESS) return rc;
     }
@@ -415,5 +513,5 @@ int cc_plan_wait(cc_plan *p)
 int cc_plan_wait_phase(cc_plan *p)
 {
     if (p->phase >= p->local->nphases) return MPI_SUCCESS;
-    return cc_waitall(p->nreqs, phase_reqs(p));
+    return complete_phase(p, 1, NULL);
 }
