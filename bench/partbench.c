@@ -1,11 +1,15 @@
 /* partbench: the early-bird gain of partitioned neighbourhood collectives
- * (seed 004).  Each process has T OpenMP threads; thread h owns partition
- * h of every block of a neighbourhood alltoall (t blocks of B bytes of
- * doubles, T partitions each).  Per iteration every thread "computes" its
- * partition for a random time (uniform in [c/2, c]; --laggard: thread T-1
- * takes L times longer), then the exchange runs:
+ * (seed 004).  Each process has T OpenMP threads and every block of a
+ * neighbourhood alltoall (t blocks of B bytes of doubles) P partitions
+ * (-p, default T); thread h owns partitions h, h + T, h + 2T, ... of every
+ * block and "computes" them one after the other, each for a random time
+ * (uniform in [c/2, c]; -L: the last partition, P-1, takes L times
+ * longer).  With -t 1 -p P one thread per process produces the partitions
+ * in turn, as a single-threaded stencil code computes its halo strips.
+ * Then the exchange runs:
  *   part   Cart_palltoall_init once; per iteration Cart_start, each thread
- *          calls Cart_pready for its partitions as soon as it is done,
+ *          calls Cart_pready for each of its partitions as soon as it has
+ *          written it,
  *          Cart_wait after the join;
  *   join   Cart_alltoall_init once; per iteration the threads compute,
  *          join, then Cart_start + Cart_wait (start after join).
@@ -25,10 +29,10 @@
  * the time: expect noise).
  *
  * --op allreduce times the neighbourhood allreduce instead (one buffer of
- * T partitions of B bytes, summed over the in-neighbours): partitioned
+ * P partitions of B/P bytes, summed over the in-neighbours): partitioned
  * Cart_pallreduce_init against start-after-join Cart_allreduce_init.
  *
- * Usage: partbench [-t THREADS] [-b BYTES per block] [-c USEC] [-L FACTOR]
+ * Usage: partbench [-t THREADS] [-p PARTITIONS] [-b BYTES per block] [-c USEC] [-L FACTOR]
  *                  [--reps R] [--warmup W] [--radius R] [-d D] [--csv FILE]
  *                  [--op alltoall|allreduce] [--compute sleep|spin]
  * Needs MPI_THREAD_MULTIPLE for the marks to leave at once (with
@@ -66,7 +70,7 @@ static double value(int rank, int block, size_t e, int it) { return rank * 1e6 +
 
 /* The command line. */
 typedef struct opts {
-    int T, reps, warm, d, radius, allreduce;
+    int T, P, reps, warm, d, radius, allreduce;
     long bytes;
     double c, L;
     const char *csv;
@@ -78,6 +82,7 @@ static void parse(int argc, char **argv, int me, opts *o)
     for (int a = 1; a + 1 < argc; a += 2) {
         const char *k = argv[a], *v = argv[a + 1];
         if (!strcmp(k, "-t")) o->T = atoi(v);
+        else if (!strcmp(k, "-p")) o->P = atoi(v);
         else if (!strcmp(k, "-b")) o->bytes = atol(v);
         else if (!strcmp(k, "-c")) o->c = atof(v);
         else if (!strcmp(k, "-L")) o->L = atof(v);
@@ -94,7 +99,8 @@ static void parse(int argc, char **argv, int me, opts *o)
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
     }
-    if (o->T < 1 || o->d < 1 || o->d > 8 || o->radius < 1 || o->reps < 1 || o->bytes < 8 * o->T) {
+    if (o->P == 0) o->P = o->T;
+    if (o->T < 1 || o->P < 1 || o->d < 1 || o->d > 8 || o->radius < 1 || o->reps < 1 || o->bytes < 8 * o->P) {
         if (!me) fprintf(stderr, "partbench: bad arguments\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -123,18 +129,18 @@ static void setup(const opts *o, bench *b)
     Cart_neighborhood_create(MPI_COMM_WORLD, o->d, dims, periods, t, st, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &b->cart);
     Cart_neighbor_get(b->cart, t, b->src, wts, t, dst, wts + t);
     free(st), free(dst), free(wts);
-    /* a block: T partitions of m doubles */
-    b->m = (int)(o->bytes / 8 / o->T);
-    b->blk = (size_t)b->m * (size_t)o->T;
+    /* a block: P partitions of m doubles */
+    b->m = (int)(o->bytes / 8 / o->P);
+    b->blk = (size_t)b->m * (size_t)o->P;
     b->n = o->allreduce ? b->blk : b->blk * (size_t)t;
     b->nb = o->allreduce ? 1 : t; /* blocks of the send and receive buffers */
     b->sb = malloc(sizeof(double) * b->n);
     b->rb = malloc(sizeof(double) * b->n);
     if (o->allreduce) {
-        Cart_pallreduce_init(b->sb, b->rb, o->T, b->m, MPI_DOUBLE, MPI_SUM, b->cart, MPI_INFO_NULL, &b->part);
+        Cart_pallreduce_init(b->sb, b->rb, o->P, b->m, MPI_DOUBLE, MPI_SUM, b->cart, MPI_INFO_NULL, &b->part);
         Cart_allreduce_init(b->sb, b->rb, (int)b->blk, MPI_DOUBLE, MPI_SUM, b->cart, MPI_INFO_NULL, &b->join);
     } else {
-        Cart_palltoall_init(b->sb, o->T, b->m, MPI_DOUBLE, b->rb, o->T, b->m, MPI_DOUBLE, b->cart, MPI_INFO_NULL,
+        Cart_palltoall_init(b->sb, o->P, b->m, MPI_DOUBLE, b->rb, o->P, b->m, MPI_DOUBLE, b->cart, MPI_INFO_NULL,
                             &b->part);
         Cart_alltoall_init(b->sb, (int)b->blk, MPI_DOUBLE, b->rb, (int)b->blk, MPI_DOUBLE, b->cart, MPI_INFO_NULL,
                            &b->join);
@@ -142,7 +148,7 @@ static void setup(const opts *o, bench *b)
     size_t r = (size_t)o->reps;
     b->tp = malloc(sizeof(double) * r), b->tj = malloc(sizeof(double) * r);
     b->cp = malloc(sizeof(double) * r), b->cj = malloc(sizeof(double) * r);
-    b->cost = malloc(sizeof(double) * (size_t)o->T);
+    b->cost = malloc(sizeof(double) * (size_t)o->P);
 }
 
 /* Whether iteration it's result is what the senders wrote: 0 or 1 (bad). */
@@ -166,8 +172,8 @@ static long check(const opts *o, const bench *b, int it)
     return bad;
 }
 
-/* One timed exchange: partitioned (threads mark as they finish) or start
- * after join.  Returns the number of wrong blocks. */
+/* One timed exchange: partitioned (threads mark each partition as they
+ * finish it) or start after join.  Returns the number of wrong blocks. */
 static long exchange(const opts *o, bench *b, int it, int use_part)
 {
     int m = b->m;
@@ -177,14 +183,15 @@ static long exchange(const opts *o, bench *b, int it, int use_part)
     if (use_part) Cart_start(&b->part);
 #pragma omp parallel
     {
-        int h = omp_get_thread_num();
-        work(b->cost[h]);
-        for (int i = 0; i < b->nb; i++) /* my partition of every block, written, then ready */
-            for (int e = 0; e < m; e++)
-                b->sb[(size_t)i * b->blk + (size_t)h * (size_t)m + (size_t)e] =
-                    value(b->me, i, (size_t)h * (size_t)m + (size_t)e, it);
-        if (use_part)
-            for (int i = 0; i < b->nb; i++) Cart_pready(i * o->T + h, b->part);
+        for (int h = omp_get_thread_num(); h < o->P; h += o->T) {
+            work(b->cost[h]);
+            for (int i = 0; i < b->nb; i++) /* partition h of every block, written, then ready */
+                for (int e = 0; e < m; e++)
+                    b->sb[(size_t)i * b->blk + (size_t)h * (size_t)m + (size_t)e] =
+                        value(b->me, i, (size_t)h * (size_t)m + (size_t)e, it);
+            if (use_part)
+                for (int i = 0; i < b->nb; i++) Cart_pready(i * o->P + h, b->part);
+        }
     }
     double tc = MPI_Wtime() - t0; /* every thread done computing */
     if (use_part) {
@@ -209,19 +216,19 @@ static void report(const opts *o, bench *b, int provided, long allbad)
     qsort(b->cj, (size_t)reps, sizeof(double), cmp);
     double mp = b->tp[reps / 2], mj = b->tj[reps / 2], cp = b->cp[reps / 2], cj = b->cj[reps / 2];
     if (b->me) return;
-    printf("# partbench %s: %d processes, %d threads (%s), Moore d=%d radius %d (t=%d), %ld bytes per block, "
+    printf("# partbench %s: %d processes, %d threads (%s), %d partitions per block, Moore d=%d radius %d (t=%d), %ld bytes per block, "
            "compute %.0f us (laggard x%.1f), %d reps after %d\n",
            o->allreduce ? "allreduce" : "alltoall", b->p, o->T,
-           provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE", o->d, o->radius, b->t,
+           provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MULTIPLE", o->P, o->d, o->radius, b->t,
            (long)(b->blk * 8), o->c, o->L, reps, o->warm);
     printf("variant  median[us]  threads done[us]\npart     %10.1f  %10.1f\njoin     %10.1f  %10.1f\n"
            "ratio join/part: %.2f%s\nceiling join/(threads done): %.2f\n",
            mp * 1e6, cp * 1e6, mj * 1e6, cj * 1e6, mj / mp, allbad ? "  (RESULTS WRONG)" : "", mj / cj);
     FILE *f = o->csv ? fopen(o->csv, "w") : NULL;
     if (f) {
-        fprintf(f, "procs,threads,d,radius,bytes,compute_us,laggard,part_us,join_us,ratio,part_done_us,"
+        fprintf(f, "procs,threads,partitions,d,radius,bytes,compute_us,laggard,part_us,join_us,ratio,part_done_us,"
                    "join_done_us\n");
-        fprintf(f, "%d,%d,%d,%d,%ld,%.0f,%.1f,%.1f,%.1f,%.3f,%.1f,%.1f\n", b->p, o->T, o->d, o->radius,
+        fprintf(f, "%d,%d,%d,%d,%d,%ld,%.0f,%.1f,%.1f,%.1f,%.3f,%.1f,%.1f\n", b->p, o->T, o->P, o->d, o->radius,
                 (long)(b->blk * 8), o->c, o->L, mp * 1e6, mj * 1e6, mj / mp, cp * 1e6, cj * 1e6);
         fclose(f);
     }
@@ -241,9 +248,9 @@ int main(int argc, char **argv)
     unsigned seed = 12345u + (unsigned)b.me;
     long bad = 0, allbad = 0;
     for (int it = 0; it < o.warm + o.reps; it++) {
-        for (int h = 0; h < o.T; h++) {
+        for (int h = 0; h < o.P; h++) {
             seed = seed * 1103515245u + 12345u;
-            b.cost[h] = o.c * (0.5 + 0.5 * (double)(seed >> 8 & 0xffff) / 65535.0) * (h == o.T - 1 ? o.L : 1.0);
+            b.cost[h] = o.c * (0.5 + 0.5 * (double)(seed >> 8 & 0xffff) / 65535.0) * (h == o.P - 1 ? o.L : 1.0);
         }
         for (int v = 0; v < 2; v++) bad += exchange(&o, &b, it, (it + v) % 2 == 0); /* alternate which goes first */
     }

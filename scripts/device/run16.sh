@@ -7,7 +7,9 @@
 # neighbourhood (every cartbench variant of the table: MPI, the
 # floor, blocking auto and forced, persistent auto and forced; auto's
 # decisions in the log, CARTCOLL_VERBOSE=1), setup1.log / setup16.log
-# (create + *_init, d = 5 radius 3), part16x1.log (partbench, 16 x 1).
+# (create + *_init, d = 5 radius 3), part16x1.log (partbench, 16 x 1: one
+# thread per process producing 4 partitions in turn, alltoall and the
+# pipelined allreduce).
 # Every step has its own time limit, so one slow cell cannot take the
 # lease; the whole script stays under about 8 minutes.
 # Usage: scripts/device/run16.sh [KIT] [OUT] [NP]   (NP default 16; a quick
@@ -47,5 +49,8 @@ launch 1 60 cartbench --setup chebyshev:5,3 > "$out/setup1.log" 2>&1
 echo "run16: setup at 1 exit $?" | tee -a "$out/steps.txt"
 launch "$np" 90 cartbench --setup chebyshev:5,3 > "$out/setup16.log" 2>&1
 echo "run16: setup at $np exit $?" | tee -a "$out/steps.txt"
-OMP_NUM_THREADS=1 launch "$np" 60 partbench -t 1 > "$out/part16x1.log" 2>&1
+{
+    OMP_NUM_THREADS=1 launch "$np" 40 partbench -t 1 -p 4
+    OMP_NUM_THREADS=1 launch "$np" 40 partbench -t 1 -p 4 --op allreduce
+} > "$out/part16x1.log" 2>&1
 echo "run16: partbench ${np}x1 exit $?" | tee -a "$out/steps.txt"
