@@ -286,18 +286,18 @@ static MPI_Request *phase_reqs(cc_plan *p)
     return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
 }
 
-/* A staging executor's phase: every receive first, then each send as soon
- * as its message is packed, so the first messages travel while the last
- * are packed; reap() unpacks each receive as it completes.  Persistent
+/* A staging executor's phase, round by round: the receive, then the send
+ * as soon as its message is packed, so the first messages travel while the
+ * later ones are packed (the calls in the order MPI_Startall gets them
+ * otherwise); reap() unpacks each receive as it completes.  Persistent
  * requests keep make_persistent's layout (per round: receive, send). */
 static int post_phase_overlap(cc_plan *p)
 {
     const cc_local *l = p->local;
-    const int ph = p->phase, first = l->phase_first[ph], end = l->phase_first[ph + 1];
-    const int made = p->persistent || p->inb;
+    const int ph = p->phase, made = p->persistent || p->inb;
     MPI_Request *q = phase_reqs(p);
     int rc = MPI_SUCCESS, n = 0;
-    for (int r = first; rc == MPI_SUCCESS && r < end; r++) {
+    for (int r = l->phase_first[ph]; rc == MPI_SUCCESS && r < l->phase_first[ph + 1]; r++) {
         const cc_lround *lr = &l->rounds[r];
         if (lr->recv_rank >= 0) {
             const cc_msg *m = &p->rmsg[r];
@@ -305,18 +305,14 @@ static int post_phase_overlap(cc_plan *p)
             rc = made ? MPI_Start(&q[n]) : MPI_Irecv(m->buf, m->count, m->type, lr->recv_rank, p->tag, p->comm, &q[n]);
             n++;
         }
-        if (made && lr->send_rank >= 0) n++; /* its slot follows */
-    }
-    for (int r = first, k = 0; rc == MPI_SUCCESS && r < end; r++) {
-        const cc_lround *lr = &l->rounds[r];
-        if (made && lr->recv_rank >= 0) k++;
-        if (lr->send_rank < 0) continue;
-        const cc_msg *m = &p->smsg[r];
-        int at = made ? k++ : n++;
-        p->reqround[at] = -1;
-        rc = p->ex->pack_round(p, r);
-        if (rc == MPI_SUCCESS)
-            rc = made ? MPI_Start(&q[at]) : MPI_Isend(m->buf, m->count, m->type, lr->send_rank, p->tag, p->comm, &q[at]);
+        if (rc == MPI_SUCCESS && lr->send_rank >= 0) {
+            const cc_msg *m = &p->smsg[r];
+            p->reqround[n] = -1;
+            rc = p->ex->pack_round(p, r);
+            if (rc == MPI_SUCCESS)
+                rc = made ? MPI_Start(&q[n]) : MPI_Isend(m->buf, m->count, m->type, lr->send_rank, p->tag, p->comm, &q[n]);
+            n++;
+        }
     }
     p->nreqs = p->left = n;
     return rc;
