@@ -100,8 +100,9 @@ static const char usage_options[] =
 "  --baseline NAME    the variant the speed-ups are relative to, always run first:\n"
 "                     mpi (default), p2p (default where MPI has no\n"
 "                     MPI_Dist_graph_create, as SimGrid SMPI; no MPI distributed\n"
-"                     graph is made unless an mpi variant is selected) or floor\n"
-"                     (speed-up = the fraction of the floor a variant reaches)\n"
+"                     graph is made unless an mpi variant is selected), floor\n"
+"                     (speed-up = the fraction of the floor a variant reaches),\n"
+"                     or any variant (no one-message-per-neighbour run at all)\n"
 "  --irregular        alltoallv/alltoallw: block i has m^(d-z) ints, z = number of\n"
 "                     non-zero coordinates of vector i (0 for z = 0), as\n"
 "                     [Traff & Hunold 2019, Sec. 4.2] (corners small, faces large)\n"
@@ -434,7 +435,7 @@ static int take_value(const char *a, const char *val, options *o, given *g)
         g->vars = val;
     } else if (!strcmp(a, "--baseline")) {
         g->baseline = val;
-        return strcmp(val, "mpi") && strcmp(val, "p2p") && strcmp(val, "floor") ? -1 : 0;
+        return canonical_variant(val) < 0 ? -1 : 0;
     } else if (!strcmp(a, "--reps")) {
         return parse_positive(val, 1, &g->reps);
     } else if (!strcmp(a, "--warmup")) {
@@ -537,6 +538,8 @@ static int check_modes(options *o, given *g)
         bad = "--global-allreduce has only the mpi baseline (MPI_Allreduce)";
     else if (!HAVE_MPI_DIST_GRAPH && !o->global && g->baseline && !strcmp(g->baseline, "mpi"))
         bad = "--baseline mpi needs MPI_Dist_graph_create_adjacent, which this MPI lacks (use p2p)";
+    else if (g->baseline && !o->global && !allowed_everywhere(o, &allvar[canonical_variant(g->baseline)], NULL))
+        bad = "the --baseline variant cannot run on every --comm communicator";
     else if (has_comm(o, COMM_GRAPH) && o->mesh)
         bad = "--comm graph needs a torus: a distributed graph has no MPI_PROC_NULL neighbours, so its blocks "
               "would not be the neighbourhood's (use --comm mpicart or nbh with --mesh)";

@@ -12,6 +12,9 @@
 #   --variants LIST                     cartbench variants (default: p2p, every algorithm with
 #                                       each executor, cart-p); a subset where a baseline is
 #                                       too costly to simulate (docs/scale.md says which rows)
+#   --no-p2p                            no one-message-per-neighbour baseline at all (cartbench
+#                                       --baseline VARIANT with the first of --variants): its
+#                                       column is then the closed form's (docs/scale.md)
 #   --simgrid PREFIX (or SIMGRID_PREFIX=PREFIX): PREFIX/bin/smpirun and build/smpi-NAME
 #                                       (a SimGrid from scripts/smpi/build-simgrid.sh)
 #   SMPI_PRIVATIZATION=mmap|dlopen      smpirun's smpi/privatization (default dlopen; mmap:
@@ -36,7 +39,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 build="" simgrid=${SIMGRID_PREFIX:-}
 out=$root/build/scale
-mode=quick np="" platform="" variants="" cases="" ms="" ops="" reps=1 warmup=2 tune_warmup=20 name=""
+mode=quick np="" platform="" variants="" nop2p="" cases="" ms="" ops="" reps=1 warmup=2 tune_warmup=20 name=""
 # --check-platforms: every platform file (default scripts/platforms/*.xml)
 # has the lines scale.sh reads, with positive numbers, and well-formed XML
 # where python3 can tell.
@@ -185,6 +188,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --name) name=$2; shift ;;
     --variants) variants=$2; shift ;;
+    --no-p2p) nop2p=1 ;;
     -h|--help) usage 0 ;;
     *) echo "scale.sh: unknown argument $1" >&2; usage 2 >&2 ;;
   esac
@@ -260,6 +264,13 @@ rm -f "$csv"
 # itself: the others need a single warm-up call in a deterministic
 # simulation, auto one per trial of its candidates (--tune-warmup).
 : "${variants:=p2p,cart-p-direct-pack,cart-p-direct-datatype,cart-p-combining-pack,cart-p-combining-datatype,cart-p-torus-pack,cart-p-torus-datatype,cart-p}"
+# --no-p2p: the first variant is the baseline (cartbench runs p2p only as
+# one); a default list then leaves p2p out
+baseline=""
+if [ -n "$nop2p" ]; then
+  variants=$(echo "$variants" | tr , '\n' | grep -vx p2p | paste -sd, -)
+  baseline="--baseline ${variants%%,*}"
+fi
 echo "# scale.sh $mode: $np simulated processes on $(basename "$platform") ($("$smpirun" -version 2>/dev/null | head -n 1)), CARTCOLL_ALPHA=$CARTCOLL_ALPHA CARTCOLL_OVERHEAD=$CARTCOLL_OVERHEAD CARTCOLL_BETA=$CARTCOLL_BETA CARTCOLL_PHASE_WAIT=${CARTCOLL_PHASE_WAIT:-} CARTCOLL_CPU=${CARTCOLL_CPU:-}"
 start=$(date +%s)
 for nbh in $cases; do
@@ -271,7 +282,7 @@ for nbh in $cases; do
     rm -f "$one"
     if ! "$smpirun" -np "$np" -platform "$platform" -hostfile "$hostfile" --log=root.thres:critical \
           "$build/bench/cartbench" --no-progress --reps "$reps" --warmup "$warmup" --tune-warmup "$tune_warmup" -m "$ms" --ops "$op" $irr \
-          --variants "$variants" --max-mib 64 --csv "$one" "$nbh" > "$out/log-$name.txt" 2>&1; then
+          --variants "$variants" $baseline --max-mib 64 --csv "$one" "$nbh" > "$out/log-$name.txt" 2>&1; then
       echo "scale.sh: $nbh $op failed (see $out/log-$name.txt)" >&2
     fi
     if [ -f "$one" ]; then
