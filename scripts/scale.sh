@@ -117,7 +117,8 @@ awk "$csv_awk"'
       rt = best > 0 && a != "" ? a / best : 0
       flag = rt > 1.10 ? "  <-- auto > 1.10 x best" : ""
       if (rt > 1.10 || (k in ok)) bad = 1
-      printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %9.3f %s%s%s\n", f[1], f[2], f[3], t[k, "p2p"], d, c, o, a, rt, bn, flag, ok[k]
+      rts = rt > 0 ? sprintf("%9.3f", rt) : sprintf("%9s", "-")   # no auto row (a run of forced variants)
+      printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %s %s%s%s\n", f[1], f[2], f[3], t[k, "p2p"], d, c, o, a, rts, bn, flag, ok[k]
     }
     exit bad
   }' "$1"
