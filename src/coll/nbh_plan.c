@@ -147,9 +147,14 @@ int cc_nbh_describe(const char *who, const cc_call *a, const cc_nbh *n, cc_way w
 static void report_plans(const char *who, cc_plan *const *plans, int nplans)
 {
     fprintf(stderr, "cartcoll: %s:", who);
-    for (int i = 0; i < nplans; i++)
-        fprintf(stderr, "%s %s/%s (%d rounds)", i ? "," : (nplans > 1 ? " timing" : ""),
-                cc_algorithm_name(plans[i]->algorithm), cc_executor_name(plans[i]->executor), plans[i]->sched->nrounds);
+    for (int i = 0; i < nplans; i++) {
+        const cc_plan *q = plans[i];
+        fprintf(stderr, "%s %s/%s (%d rounds", i ? "," : (nplans > 1 ? " timing" : ""), cc_algorithm_name(q->algorithm),
+                cc_executor_name(q->executor), q->sched->nrounds);
+        /* what the derived datatypes cost to build: their entries */
+        if (q->type_entries) fprintf(stderr, "; %ld datatype entries for %ld blocks", q->type_entries, q->type_blocks);
+        fprintf(stderr, ")");
+    }
     fprintf(stderr, "\n");
 }
 

@@ -79,6 +79,8 @@ int cc_msg_struct(cc_plan *p, const int *slots, int n, cc_msg *m, int *lens, MPI
         MPI_Type_free(&t);
         return rc;
     }
+    p->type_entries += k;
+    p->type_blocks += n;
     *m = (cc_msg){ base, 1, t, NULL };
     return MPI_SUCCESS;
 }

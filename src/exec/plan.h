@@ -75,6 +75,7 @@ typedef struct cc_plan {
     MPI_Aint copycap;
     MPI_Datatype *types;          /* datatypes created for messages */
     int ntypes, captypes;
+    long type_entries, type_blocks; /* their entries, and the blocks they cover (CARTCOLL_VERBOSE) */
     int cached;                   /* the plan cache of its communicator owns this plan */
     cc_schedule *own_sched;       /* schedule and local plan made for this plan alone (per-edge */
     cc_local *own_local;          /* plans of rooted calls), freed with it; else NULL */
