@@ -202,8 +202,10 @@ static long exchange(const opts *o, bench *b, int it, int use_part)
     }
     double dt[2] = { MPI_Wtime() - t0, tc }, mx[2];
     MPI_Allreduce(dt, mx, 2, MPI_DOUBLE, MPI_MAX, b->cart);
-    if (it >= o->warm) (use_part ? b->tp : b->tj)[it - o->warm] = mx[0];
-    if (it >= o->warm) (use_part ? b->cp : b->cj)[it - o->warm] = mx[1];
+    if (it >= o->warm) {
+        (use_part ? b->tp : b->tj)[it - o->warm] = mx[0];
+        (use_part ? b->cp : b->cj)[it - o->warm] = mx[1];
+    }
     return check(o, b, it);
 }
 
