@@ -32,4 +32,4 @@ static int prepare(cc_plan *p)
     return rc;
 }
 
-const cc_exec cc_exec_datatype = { prepare, NULL, NULL, NULL, NULL };
+const cc_exec cc_exec_datatype = { prepare, NULL, NULL };

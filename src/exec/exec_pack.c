@@ -156,19 +156,4 @@ static int stage_round(cc_plan *p, int r, int out)
 static int pack_round(cc_plan *p, int r) { return stage_round(p, r, 1); }
 static int unpack_round(cc_plan *p, int r) { return stage_round(p, r, 0); }
 
-/* A whole phase at once (the plan uses the per-round functions where the
- * plan stages, so these only run where there is nothing to stage). */
-static int stage_phase(cc_plan *p, int ph, int out)
-{
-    const cc_local *l = p->local;
-    for (int r = l->phase_first[ph]; r < l->phase_first[ph + 1]; r++) {
-        int rc = stage_round(p, r, out);
-        if (rc != MPI_SUCCESS) return rc;
-    }
-    return MPI_SUCCESS;
-}
-
-static int pack(cc_plan *p, int ph) { return stage_phase(p, ph, 1); }
-static int unpack(cc_plan *p, int ph) { return stage_phase(p, ph, 0); }
-
-const cc_exec cc_exec_pack = { prepare, pack, unpack, pack_round, unpack_round };
+const cc_exec cc_exec_pack = { prepare, pack_round, unpack_round };

@@ -241,8 +241,7 @@ int cc_plan_create_like(cc_plan **out, const cc_schedule *s, const cc_local *l, 
         size_t nph = 2 * (size_t)(l->max_phase_rounds ? l->max_phase_rounds : 1);
         p->reqround = cc_alloc_array(nph, sizeof(int));
         p->doneidx = cc_alloc_array(nph, sizeof(int));
-        p->overlap = p->reqround && p->doneidx;
-        if (!p->overlap) rc = MPI_ERR_NO_MEM;
+        if (!p->reqround || !p->doneidx) rc = MPI_ERR_NO_MEM;
     }
 
     /* Local copies, resolved once and fused as they come (only the fused
@@ -286,33 +285,42 @@ static MPI_Request *phase_reqs(cc_plan *p)
     return p->persistent ? p->reqs + p->req_first[p->phase] : p->reqs;
 }
 
-/* A staging executor's phase, round by round: the receive, then the send
- * as soon as its message is packed, so the first messages travel while the
- * later ones are packed (the calls in the order MPI_Startall gets them
- * otherwise); reap() unpacks each receive as it completes.  Persistent
- * requests keep make_persistent's layout (per round: receive, send). */
+/* Pack (out = 1) or unpack (out = 0) the staged messages of phase ph. */
+static int stage_phase(cc_plan *p, int ph, int out)
+{
+    int (*op)(cc_plan *, int) = out ? p->ex->pack_round : p->ex->unpack_round;
+    for (int r = p->local->phase_first[ph]; op && r < p->local->phase_first[ph + 1]; r++) {
+        int rc = op(p, r);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* A phase that stages two or more messages, round by round: the round's
+ * message packed, then its receive and send started (the calls in the
+ * order MPI_Startall gets them otherwise), so the first messages travel
+ * while the later ones are packed; reap() unpacks each receive as it
+ * completes.  Persistent requests keep make_persistent's layout (per
+ * round: receive, send). */
 static int post_phase_overlap(cc_plan *p)
 {
     const cc_local *l = p->local;
-    const int ph = p->phase, made = p->persistent || p->inb;
+    const int made = p->persistent || p->inb;
     MPI_Request *q = phase_reqs(p);
     int rc = MPI_SUCCESS, n = 0;
-    for (int r = l->phase_first[ph]; rc == MPI_SUCCESS && r < l->phase_first[ph + 1]; r++) {
+    for (int r = l->phase_first[p->phase]; rc == MPI_SUCCESS && r < l->phase_first[p->phase + 1]; r++) {
         const cc_lround *lr = &l->rounds[r];
-        if (lr->recv_rank >= 0) {
-            const cc_msg *m = &p->rmsg[r];
-            p->reqround[n] = r;
-            rc = made ? MPI_Start(&q[n]) : MPI_Irecv(m->buf, m->count, m->type, lr->recv_rank, p->tag, p->comm, &q[n]);
-            n++;
+        int first = n, k = (lr->recv_rank >= 0) + (lr->send_rank >= 0);
+        rc = p->ex->pack_round(p, r);
+        if (rc != MPI_SUCCESS) break;
+        if (made) {
+            rc = MPI_Startall(k, q + n);
+            n += k;
+        } else {
+            rc = post_round(p, r, q, &n, 0);
         }
-        if (rc == MPI_SUCCESS && lr->send_rank >= 0) {
-            const cc_msg *m = &p->smsg[r];
-            p->reqround[n] = -1;
-            rc = p->ex->pack_round(p, r);
-            if (rc == MPI_SUCCESS)
-                rc = made ? MPI_Start(&q[n]) : MPI_Isend(m->buf, m->count, m->type, lr->send_rank, p->tag, p->comm, &q[n]);
-            n++;
-        }
+        if (lr->recv_rank >= 0) p->reqround[first] = r;
+        if (lr->send_rank >= 0) p->reqround[first + k - 1] = -1;
     }
     p->nreqs = p->left = n;
     return rc;
@@ -320,8 +328,8 @@ static int post_phase_overlap(cc_plan *p)
 
 static int post_phase(cc_plan *p)
 {
-    if (p->overlap) return post_phase_overlap(p);
-    int ph = p->phase, rc = p->ex->pack ? p->ex->pack(p, ph) : MPI_SUCCESS;
+    if (p->reqround) return post_phase_overlap(p);
+    int ph = p->phase, rc = stage_phase(p, ph, 1);
     if (rc != MPI_SUCCESS) return rc;
     if (p->persistent || p->inb) {
         const int *f = p->inb ? p->breq_first : p->req_first;
@@ -357,7 +365,7 @@ static int reap(cc_plan *p, int n)
  * have (test: *flag says whether all have). */
 static int complete_phase(cc_plan *p, int blocking, int *flag)
 {
-    if (!p->overlap) {
+    if (!p->reqround) {
         if (blocking) return cc_waitall(p->nreqs, phase_reqs(p));
         return cc_testall(p->nreqs, phase_reqs(p), flag);
     }
@@ -448,7 +456,7 @@ static int finish(cc_plan *p)
 /* The phase in flight completed: unpack, move on, post the next one. */
 static int next_phase(cc_plan *p)
 {
-    int rc = !p->overlap && p->ex->unpack ? p->ex->unpack(p, p->phase) : MPI_SUCCESS;
+    int rc = p->reqround ? MPI_SUCCESS : stage_phase(p, p->phase, 0); /* (overlap: unpacked on arrival) */
     if (rc == MPI_SUCCESS && p->local->nfolds) rc = run_folds(p, p->phase);
     if (rc != MPI_SUCCESS) return rc;
     p->nreqs = 0;

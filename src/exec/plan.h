@@ -59,11 +59,10 @@ typedef struct cc_plan {
     int *breq_first;              /* as req_first, for breqs */
     int inb;                      /* the run in flight uses breqs */
     int nreqs;                    /* requests of the phase in flight */
-    /* Unpacking as messages arrive (an executor with unpack_round that
-     * stages): the round of each request of the phase in flight (-1: a
+    /* Unpacking as messages arrive (NULL reqround: not this plan, see
+     * plan.c): the round of each request of the phase in flight (-1: a
      * send), the indices MPI_Waitsome/Testsome return, and how many of
      * the phase's requests are still incomplete. */
-    int overlap;
     int *reqround, *doneidx;
     int left;
     int phase;                    /* phase in flight; local->nphases when done */
@@ -89,12 +88,11 @@ typedef struct cc_plan {
 } cc_plan;
 
 typedef struct cc_exec {
-    int (*prepare)(cc_plan *p);          /* describe every message (smsg/rmsg) */
-    int (*pack)(cc_plan *p, int phase);  /* before a phase's messages start */
-    int (*unpack)(cc_plan *p, int phase);/* after they completed */
-    /* Optional, one round's message: pack it before its send starts,
-     * unpack it as soon as its receive completes (the plan then sends each
-     * message as soon as it is packed and unpacks while others travel). */
+    int (*prepare)(cc_plan *p);                 /* describe every message (smsg/rmsg) */
+    /* Optional (NULL: nothing to stage), one round's message: pack it
+     * before its send starts, unpack it once its receive completed.  The
+     * plan runs them per phase, or per round as messages come and go where
+     * a phase stages two or more (plan.c). */
     int (*pack_round)(cc_plan *p, int round);
     int (*unpack_round)(cc_plan *p, int round);
 } cc_exec;
