@@ -30,13 +30,28 @@ typedef struct tempkind {
     MPI_Datatype type;   /* the receive type this was computed for */
     MPI_Datatype basic;  /* single basic type, or MPI_DATATYPE_NULL */
     cc_typeinfo ti, bi;  /* of type and of basic */
+    MPI_Aint align_ti, align_bi; /* elem_align of each (16 for a derived type) */
 } tempkind;
 
+/* The alignment a temporary of predefined elements of `size` bytes needs:
+ * the largest power of two dividing it, at most 16 (C's alignment of a
+ * basic type divides its size).  Temporaries of one such type then sit
+ * back to back, as the blocks of a user's array do, so that a message's
+ * consecutive temporaries merge into one datatype entry; padding each to
+ * 16 bytes kept every block of m ints (m not a multiple of 4) apart. */
+static MPI_Aint elem_align(MPI_Aint size)
+{
+    MPI_Aint a = 1;
+    while (a < 16 && size % (2 * a) == 0) a *= 2;
+    return a;
+}
+
 /* Layout of a temporary block like receive block `like`: sets *blk except
- * addr/data and returns the bytes of memory it needs, and the offset of the
- * block's origin from that memory (so that addr = mem + origin). */
+ * addr/data and returns the bytes of memory it needs, the offset of the
+ * block's origin from that memory (so that addr = mem + origin) and the
+ * alignment the memory needs. */
 static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncache, cc_blk *blk,
-                       MPI_Aint *span, MPI_Aint *origin)
+                       MPI_Aint *span, MPI_Aint *origin, MPI_Aint *align)
 {
     const cc_blk *r = &b->recv[like];
     tempkind *k = NULL;
@@ -48,14 +63,17 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
         k->basic = MPI_DATATYPE_NULL;
         int rc = cc_typeinfo_get(r->type, &k->ti);
         if (rc != MPI_SUCCESS) return rc;
+        k->align_ti = k->ti.predefined ? elem_align(k->ti.size) : 16;
         if (!cc_type_data(r->addr, 2, &k->ti) && single_basic(r->type, &k->basic, 0)) {
             rc = cc_typeinfo_get(k->basic, &k->bi);
             if (rc != MPI_SUCCESS) return rc;
+            k->align_bi = elem_align(k->bi.size);
         } else {
             k->basic = MPI_DATATYPE_NULL;
         }
     }
     blk->bytes = r->bytes;
+    *align = 16; /* derived types: as malloc aligns */
     if (r->count == 0 || r->bytes == 0) {
         blk->count = 0;
         blk->type = r->type;
@@ -66,6 +84,7 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
         blk->type = r->type;
         *span = r->bytes;
         *origin = -k->ti.true_lb;
+        *align = k->align_ti;
     } else if (!b->reduces && k->basic != MPI_DATATYPE_NULL && k->bi.size > 0 && k->bi.size == k->bi.true_extent &&
                k->bi.extent == k->bi.size && r->bytes / k->bi.size <= 0x7fffffff) {
         /* (more basic elements than an int counts: the receive type's layout below) */
@@ -74,6 +93,7 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
         blk->type = k->basic;
         *span = r->bytes;
         *origin = -k->bi.true_lb;
+        *align = k->align_bi;
     } else {
         /* The receive type's own layout. */
         blk->count = r->count;
@@ -91,7 +111,7 @@ static void mark_used(unsigned char *used, int ntemp, int slot)
     if (k == CC_SLOT_TEMP2) used[ntemp + i] = 1;
 }
 
-static MPI_Aint align16(MPI_Aint x) { return (x + 15) & ~(MPI_Aint)15; }
+static MPI_Aint align_up(MPI_Aint x, MPI_Aint a) { return (x + a - 1) & ~(a - 1); }
 
 int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_local *l)
 {
@@ -128,11 +148,12 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
         if (!used[j]) continue;
         cc_blk *blk = j < s->ntemp ? &b->temp[j] : &b->temp2[j - s->ntemp];
         int like = j < s->ntemp ? s->temp_like[j] : j - s->ntemp;
-        MPI_Aint span, origin;
-        rc = temp_layout(blocks, like, cache, &ncache, blk, &span, &origin);
+        MPI_Aint span, origin, align;
+        rc = temp_layout(blocks, like, cache, &ncache, blk, &span, &origin, &align);
         if (rc != MPI_SUCCESS) goto out;
+        total = align_up(total, align);
         off[j] = total + origin; /* origin relative to the buffer, resolved below */
-        total = align16(total + span);
+        total += span;
     }
     b->tempbuf = cc_alloc_array((size_t)total, 1);
     if (!b->tempbuf) {
@@ -147,6 +168,7 @@ int cc_bind(cc_binding *b, cc_blocks *blocks, const cc_schedule *s, const cc_loc
         if (tti.type != blk->type && (rc = cc_typeinfo_get(blk->type, &tti)) != MPI_SUCCESS) goto out;
         blk->data = cc_type_data(blk->addr, blk->count, &tti);
         blk->extent = tti.extent;
+        blk->named = tti.predefined; /* consecutive temporaries merge into one entry (exec/message.c) */
     }
 out:
     free(used);
