@@ -33,9 +33,9 @@ typedef struct tempkind {
     MPI_Aint align_ti, align_bi; /* elem_align of each (16 for a derived type) */
 } tempkind;
 
-/* The alignment a temporary of predefined elements of `size` bytes needs:
- * the largest power of two dividing it, at most 16 (C's alignment of a
- * basic type divides its size).  Temporaries of one such type then sit
+/* The alignment a temporary of predefined elements `size` bytes apart
+ * (their extent) needs: the largest power of two dividing it, at most 16
+ * (C's alignment of a type divides its size).  Temporaries of one such type then sit
  * back to back, as the blocks of a user's array do, so that a message's
  * consecutive temporaries merge into one datatype entry; padding each to
  * 16 bytes kept every block of m ints (m not a multiple of 4) apart. */
@@ -63,7 +63,7 @@ static int temp_layout(const cc_blocks *b, int like, tempkind *cache, int *ncach
         k->basic = MPI_DATATYPE_NULL;
         int rc = cc_typeinfo_get(r->type, &k->ti);
         if (rc != MPI_SUCCESS) return rc;
-        k->align_ti = k->ti.predefined ? elem_align(k->ti.size) : 16;
+        k->align_ti = k->ti.predefined ? elem_align(k->ti.extent) : 16; /* MPI_DOUBLE_INT: extent 16 */
         if (!cc_type_data(r->addr, 2, &k->ti) && single_basic(r->type, &k->basic, 0)) {
             rc = cc_typeinfo_get(k->basic, &k->bi);
             if (rc != MPI_SUCCESS) return rc;

@@ -194,6 +194,16 @@ static int rank_auto(cc_nbh *n, int collective, const cc_blk *recv, cc_choice wa
     return CC_OK;
 }
 
+/* Whether DIRECT's messages carry several blocks (an alltoall whose peers
+ * repeat: small grids), so that its executors differ.  Global (the
+ * schedule alone), as the candidates must be. */
+static int direct_combines(cc_nbh *n, int collective)
+{
+    const cc_schedule *s;
+    return collective == CC_ALLTOALL && cc_nbh_schedule(n, collective, CC_DIRECT, &s) == CC_OK &&
+           s->nentries > s->nrounds;
+}
+
 int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int persistent, int reused,
               cc_candidates *out)
 {
@@ -212,9 +222,17 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
     out->n = 0;
     for (int i = 0; i < nalg; i++) {
         int alg = algs[i];
-        if (want.executor != CC_EXEC_AUTO || alg == CC_DIRECT || !persistent) {
-            /* DIRECT: decided by the size of its messages (no timing). */
+        if (want.executor != CC_EXEC_AUTO || !persistent || (alg == CC_DIRECT && !direct_combines(n, collective))) {
             out->c[out->n++] = (cc_choice){ alg, executor_of(n, collective, recv, want, alg, reused), 0 };
+        } else if (alg == CC_DIRECT) {
+            /* The executor its message sizes suggest first (the one a
+             * blocking call runs), then the other: which copies faster
+             * than the datatype engine is the machine's (16 cores, m =
+             * 100: the datatype executor 1.56x the floor, docs/performance.md). */
+            int first = executor_of(n, collective, recv, want, alg, reused);
+            out->c[out->n++] = (cc_choice){ alg, first, 0 };
+            if (out->n < CC_MAX_CANDIDATES)
+                out->c[out->n++] = (cc_choice){ alg, first == CC_EXEC_PACK ? CC_EXEC_DATATYPE : CC_EXEC_PACK, 0 };
         } else {
             out->c[out->n++] = (cc_choice){ alg, CC_EXEC_DATATYPE, 0 };
             if (out->n < CC_MAX_CANDIDATES) out->c[out->n++] = (cc_choice){ alg, CC_EXEC_PACK, 0 };
