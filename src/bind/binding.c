@@ -35,10 +35,11 @@ typedef struct tempkind {
 
 /* The alignment a temporary of predefined elements `size` bytes apart
  * (their extent) needs: the largest power of two dividing it, at most 16
- * (C's alignment of a type divides its size).  Temporaries of one such type then sit
- * back to back, as the blocks of a user's array do, so that a message's
- * consecutive temporaries merge into one datatype entry; padding each to
- * 16 bytes kept every block of m ints (m not a multiple of 4) apart. */
+ * (C's alignment of a type divides its size).  Temporaries of one such
+ * type then sit back to back, as the blocks of a user's array do, so that
+ * a message's consecutive temporaries merge into one datatype entry;
+ * padding each to 16 bytes kept every block of m ints (m not a multiple
+ * of 4) apart. */
 static MPI_Aint elem_align(MPI_Aint size)
 {
     MPI_Aint a = 1;

@@ -226,9 +226,12 @@ int cc_choose(cc_nbh *n, int collective, const cc_blk *recv, cc_choice want, int
             out->c[out->n++] = (cc_choice){ alg, executor_of(n, collective, recv, want, alg, reused), 0 };
         } else if (alg == CC_DIRECT) {
             /* The executor its message sizes suggest first (the one a
-             * blocking call runs), then the other: which copies faster
-             * than the datatype engine is the machine's (16 cores, m =
-             * 100: the datatype executor 1.56x the floor, docs/performance.md). */
+             * blocking call runs), then the other: which moves the blocks
+             * faster is the machine's (16 cores, m = 100: the datatype
+             * executor 1.56x the floor, docs/performance.md).  With
+             * irregular block sizes the first may differ between
+             * processes; the executors interoperate, so each process runs
+             * its own plan of the agreed index. */
             int first = executor_of(n, collective, recv, want, alg, reused);
             out->c[out->n++] = (cc_choice){ alg, first, 0 };
             if (out->n < CC_MAX_CANDIDATES)
