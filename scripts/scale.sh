@@ -19,6 +19,8 @@
 #                                       (a SimGrid from scripts/smpi/build-simgrid.sh)
 #   SMPI_PRIVATIZATION=mmap|dlopen      smpirun's smpi/privatization (default dlopen; mmap:
 #                                       a third of the memory, slower; scripts/smpi/memory.sh)
+#   SMPI_CFG="--cfg=K:V ..."            more smpirun options (docs/scale.md: the work-amount
+#                                       precision some alltoallv cells need on SimGrid 4.1)
 #
 # Needs build/smpi (make build-smpi: smpicc/smpirun from libsimgrid-dev), or
 # with --simgrid .../NAME build/smpi-NAME (make build-smpi SIMGRID_PREFIX=...).
@@ -281,7 +283,8 @@ for nbh in $cases; do
     t0=$(date +%s)
     one=$out/one-$name.csv
     rm -f "$one"
-    if ! "$smpirun" -np "$np" -platform "$platform" -hostfile "$hostfile" --log=root.thres:critical \
+    # shellcheck disable=SC2086
+    if ! "$smpirun" -np "$np" -platform "$platform" -hostfile "$hostfile" --log=root.thres:critical ${SMPI_CFG:-} \
           "$build/bench/cartbench" --no-progress --reps "$reps" --warmup "$warmup" --tune-warmup "$tune_warmup" -m "$ms" --ops "$op" $irr \
           --variants "$variants" $baseline --max-mib 64 --csv "$one" "$nbh" > "$out/log-$name.txt" 2>&1; then
       echo "scale.sh: $nbh $op failed (see $out/log-$name.txt)" >&2
