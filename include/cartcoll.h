@@ -807,8 +807,9 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * (seconds, seconds per byte) override the measurement (o is then alpha/4).
  * Executor: the zero-copy datatype executor for plans that are reused --
  * persistent requests, and blocking/non-blocking calls repeated with the
- * same buffers, counts and predefined datatypes (their plans are cached) --
- * and the pack executor for one-off plans.  Persistent requests (auto)
+ * same buffers, counts and predefined datatypes (their plans are cached;
+ * DIRECT whose combined messages are small: pack) -- and the pack executor
+ * for one-off plans.  Persistent requests (auto)
  * plan every candidate within 3x of the best modelled time, each with both
  * executors where they differ (COMBINING; DIRECT where its messages carry
  * several blocks, as on small grids), time each
