@@ -809,14 +809,13 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * persistent requests, and blocking/non-blocking calls repeated with the
  * same buffers, counts and predefined datatypes (their plans are cached;
  * DIRECT whose combined messages are small: pack) -- and the pack executor
- * for one-off plans.  Persistent requests (auto)
- * plan every candidate within 3x of the best modelled time, each with both
- * executors where they differ (COMBINING; DIRECT where its messages carry
- * several blocks, as on small grids), time each
- * during the first starts (4 runs each, interleaved; the fastest counts),
- * agree on the fastest (slowest process counts) with one small reduction,
- * and keep the model's favourite unless another was more than 10% faster;
- * from then on only that plan runs.
+ * for one-off plans.  Persistent requests (auto) plan every candidate
+ * within 3x of the best modelled time, each with both executors where they
+ * differ (COMBINING; DIRECT where its messages carry several blocks, as on
+ * small grids), time each during the first starts (4 runs each,
+ * interleaved; the fastest counts), agree on the fastest (slowest process
+ * counts) with one small reduction, and keep the model's favourite unless
+ * another was more than 10% faster; from then on only that plan runs.
  * ------------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------------
