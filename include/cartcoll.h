@@ -815,7 +815,8 @@ int Cart_dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
  * small grids), time each during the first starts (4 runs each,
  * interleaved; the fastest counts), agree on the fastest (slowest process
  * counts) with one small reduction, and keep the model's favourite unless
- * another was more than 10% faster; from then on only that plan runs.
+ * another was faster by more than twice the trials' spread (at least 2%,
+ * at most 10%); from then on only that plan runs.
  * ------------------------------------------------------------------------ */
 
 /* ------------------------------------------------------------------------
