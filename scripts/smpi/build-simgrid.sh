@@ -19,10 +19,12 @@
 # Python bindings, no Fortran, no documentation, no ns-3, no Eigen (BMF
 # model), no LTO (slow on few cores); the tests and examples are separate
 # targets SimGrid does not build by default.
+# The patches in scripts/smpi/patches/ are applied to SRC first (they edit
+# it in place): one, sharing groups across MPI_Comm_dup (memory at 16384).
 # Variables: JOBS (default 2), BUILD_DIR (default SRC/_build_cartcoll).
 set -eu
 
-[ $# -eq 2 ] || { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
 src=$(cd "$1" && pwd)
 prefix=$2
 jobs=${JOBS:-2}
@@ -46,6 +48,21 @@ if [ -n "$need" ]; then
     exit 2
   fi
 fi
+
+# Our patches (scripts/smpi/patches/*.patch, each saying what it changes
+# and why): applied once; one already applied is left; one that does not
+# apply (another release) is skipped with a warning.
+for p in "$(dirname "$0")"/patches/*.patch; do
+  [ -f "$p" ] || continue
+  if patch -d "$src" -p1 -N -s --dry-run < "$p" >/dev/null 2>&1; then
+    echo "build-simgrid.sh: applying $(basename "$p")"
+    patch -d "$src" -p1 -N -s < "$p"
+  elif patch -d "$src" -p1 -R -s --dry-run < "$p" >/dev/null 2>&1; then
+    echo "build-simgrid.sh: $(basename "$p") already applied"
+  else
+    echo "build-simgrid.sh: warning: $(basename "$p") does not apply to $src (not v4.1?); building without it" >&2
+  fi
+done
 
 echo "build-simgrid.sh: $src -> $prefix (build tree $bdir, -j$jobs)"
 # From the build tree: SimGrid's configure leaves a test_stackgrowth

@@ -3,7 +3,7 @@
 # for each smpi/privatization mode (issue 29, item 2; docs/scale.md,
 # "Memory per simulated process").
 #
-#   scripts/smpi/memory.sh [--simgrid PREFIX] [--np "256 1152"] [--modes "dlopen mmap no"]
+#   scripts/smpi/memory.sh [--simgrid PREFIX] [--build DIR] [--np "256 1152"] [--modes "dlopen mmap no"]
 #                          [--case moore:3,3] [--op alltoall] [--variants LIST]
 #
 # One smpirun per (mode, np) of one quick cell (default moore:3,3 alltoall
@@ -14,22 +14,24 @@
 # checks passed and its simulated COMBINING time (the modes must agree).
 # Ends with a linear fit RSS = a + b np per mode from the two smallest and
 # largest np and its value at 16384.  Needs build/smpi(-NAME)/bench/cartbench
-# (make build-smpi [SIMGRID_PREFIX=PREFIX]); one simulation at a time.
+# (make build-smpi [SIMGRID_PREFIX=PREFIX]), or --build DIR (DIR/bench/cartbench:
+# one binary under two SimGrids, A/B); one simulation at a time.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$(dirname "$here")")
-simgrid=${SIMGRID_PREFIX:-} nps="256 1152" modes="dlopen mmap no"
+simgrid=${SIMGRID_PREFIX:-} nps="256 1152" modes="dlopen mmap no" build_opt=""
 case_=moore:3,3 op=alltoall variants=cart-p-combining-pack
 while [ $# -gt 0 ]; do
   case $1 in
     --simgrid) simgrid=$2; shift ;;
+    --build) build_opt=$2; shift ;;
     --np) nps=$2; shift ;;
     --modes) modes=$2; shift ;;
     --case) case_=$2; shift ;;
     --op) op=$2; shift ;;
     --variants) variants=$2; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed '/^set -eu/d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "memory.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -40,6 +42,7 @@ else
   smpirun=$(command -v smpirun) || { echo "memory.sh: smpirun not found" >&2; exit 2; }
   build=$root/build/smpi
 fi
+[ -n "$build_opt" ] && build=$build_opt
 bench=$build/bench/cartbench
 [ -x "$bench" ] || { echo "memory.sh: no $bench (make build-smpi)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "memory.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
