@@ -129,7 +129,10 @@ awk "$csv_awk"'
 # Plots in the style of [Traff & Hunold 2019, Figures 3-6]: per collective and m, the
 # time of each algorithm and of auto relative to the p2p baseline (below 1:
 # faster), one group of bars per neighbourhood; PNG by gnuplot, next to
-# the CSV (its .gp script and .dat data too).
+# the CSV (its .gp script and .dat data too).  A neighbourhood run without
+# p2p (--no-p2p) at m = 1 is drawn against the closed form, one message per
+# neighbour at a fixed cost each: a simulated p2p of the same panel scaled
+# by t (docs/scale.md: within 5 ns in every m = 1 cell), marked "*".
 plot() {
   csvf=$1 base=${1%.csv}
   command -v gnuplot >/dev/null || { echo "scale.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 2; }
@@ -140,18 +143,23 @@ plot() {
       panel = r[col["collective"]] " m=" r[col["m"]]
       if (!(panel in pseen)) { pseen[panel] = 1; panels[npan++] = panel }
       nb = r[col["nbh"]]
-      if (!((panel, nb) in seen)) { seen[panel, nb] = 1; nbhs[panel, cnt[panel]++] = nb }
+      if (!((panel, nb) in seen)) { seen[panel, nb] = 1; nbhs[panel, cnt[panel]++] = nb; tn[panel, nb] = r[col["t"]] }
+      mm[panel] = r[col["m"]]
       v = alg_of(r[col["variant"]]); x = r[col["median_us"]]
       if (!((panel, nb, v) in t) || x + 0 < t[panel, nb, v] + 0) t[panel, nb, v] = x
     }
     END {
+      star = 0
       for (p = 0; p < npan; p++) {
         pn = panels[p]
         printf "# %s\n", pn > DAT
+        rt = 0   # a simulated p2p of this panel, per neighbour (m = 1: the closed form)
+        for (i = 0; i < cnt[pn]; i++) if (t[pn, nbhs[pn, i], "p2p"] > 0) { rt = t[pn, nbhs[pn, i], "p2p"] / tn[pn, nbhs[pn, i]]; break }
         for (i = 0; i < cnt[pn]; i++) {
-          nb = nbhs[pn, i]; b = t[pn, nb, "p2p"]
+          nb = nbhs[pn, i]; b = t[pn, nb, "p2p"]; lab = nb
+          if (b <= 0 && mm[pn] == 1 && rt > 0) { b = rt * tn[pn, nb]; lab = nb "*"; star = 1 }
           if (b <= 0) continue
-          printf "\"%s\" %.4f %.4f %.4f %.4f %.3f\n", nb, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
+          printf "\"%s\" %.4f %.4f %.4f %.4f %.3f\n", lab, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
                  t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b > DAT
         }
         printf "\n\n" > DAT
@@ -159,7 +167,7 @@ plot() {
       cols = npan < 3 ? npan : 3; rows = int((npan + cols - 1) / cols)
       print "set terminal pngcairo size " 420 * cols "," 320 * rows " font \",9\"" > GP
       print "set output \"" PNG "\"" > GP
-      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)\"" > GP
+      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)" (star ? "\\n* p2p not simulated: a simulated p2p of the panel scaled by t (the closed form at m = 1)" : "") "\"" > GP
       print "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1" > GP
       print "set yrange [0:*]; set grid ytics; set xtics rotate by -30; set key below horizontal font \",8\"" > GP
       for (p = 0; p < npan; p++) {
