@@ -141,10 +141,10 @@ plot() {
       csv($0, r)
       np = r[col["np"]]
       panel = r[col["collective"]] " m=" r[col["m"]]
-      if (!(panel in pseen)) { pseen[panel] = 1; panels[npan++] = panel }
+      if (!(panel in pseen)) { pseen[panel] = 1; panels[npan++] = panel; mm[panel] = r[col["m"]] }
       nb = r[col["nbh"]]
-      if (!((panel, nb) in seen)) { seen[panel, nb] = 1; nbhs[panel, cnt[panel]++] = nb; tn[panel, nb] = r[col["t"]] }
-      mm[panel] = r[col["m"]]
+      if (!((panel, nb) in seen)) { seen[panel, nb] = 1; nbhs[panel, cnt[panel]++] = nb }
+      tn[nb] = r[col["t"]]
       v = alg_of(r[col["variant"]]); x = r[col["median_us"]]
       if (!((panel, nb, v) in t) || x + 0 < t[panel, nb, v] + 0) t[panel, nb, v] = x
     }
@@ -154,10 +154,10 @@ plot() {
         pn = panels[p]
         printf "# %s\n", pn > DAT
         rt = 0   # a simulated p2p of this panel, per neighbour (m = 1: the closed form)
-        for (i = 0; i < cnt[pn]; i++) if (t[pn, nbhs[pn, i], "p2p"] > 0) { rt = t[pn, nbhs[pn, i], "p2p"] / tn[pn, nbhs[pn, i]]; break }
+        for (i = 0; i < cnt[pn]; i++) if (t[pn, nbhs[pn, i], "p2p"] > 0) { rt = t[pn, nbhs[pn, i], "p2p"] / tn[nbhs[pn, i]]; break }
         for (i = 0; i < cnt[pn]; i++) {
           nb = nbhs[pn, i]; b = t[pn, nb, "p2p"]; lab = nb
-          if (b <= 0 && mm[pn] == 1 && rt > 0) { b = rt * tn[pn, nb]; lab = nb "*"; star = 1 }
+          if (b <= 0 && mm[pn] == 1 && rt > 0) { b = rt * tn[nb]; lab = nb "*"; star = 1 }
           if (b <= 0) continue
           printf "\"%s\" %.4f %.4f %.4f %.4f %.3f\n", lab, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
                  t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b > DAT

@@ -24,7 +24,7 @@
 # Variables: JOBS (default 2), BUILD_DIR (default SRC/_build_cartcoll).
 set -eu
 
-[ $# -eq 2 ] || { sed -n '2,/^set -eu/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,/^set -eu/p' "$0" | sed -n '/^#/s/^# \{0,1\}//p'; exit 2; }
 src=$(cd "$1" && pwd)
 prefix=$2
 jobs=${JOBS:-2}

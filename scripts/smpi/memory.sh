@@ -20,29 +20,28 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$(dirname "$here")")
-simgrid=${SIMGRID_PREFIX:-} nps="256 1152" modes="dlopen mmap no" build_opt=""
+simgrid=${SIMGRID_PREFIX:-} nps="256 1152" modes="dlopen mmap no" build=""
 case_=moore:3,3 op=alltoall variants=cart-p-combining-pack
 while [ $# -gt 0 ]; do
   case $1 in
     --simgrid) simgrid=$2; shift ;;
-    --build) build_opt=$2; shift ;;
+    --build) build=$2; shift ;;
     --np) nps=$2; shift ;;
     --modes) modes=$2; shift ;;
     --case) case_=$2; shift ;;
     --op) op=$2; shift ;;
     --variants) variants=$2; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed '/^set -eu/d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -eu/p' "$0" | sed -n '/^#/s/^# \{0,1\}//p'; exit 0 ;;
     *) echo "memory.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
 if [ -n "$simgrid" ]; then
-  simgrid=${simgrid%/}; smpirun=$simgrid/bin/smpirun; build=$root/build/smpi-$(basename "$simgrid")
+  simgrid=${simgrid%/}; smpirun=$simgrid/bin/smpirun; : "${build:=$root/build/smpi-$(basename "$simgrid")}"
 else
   smpirun=$(command -v smpirun) || { echo "memory.sh: smpirun not found" >&2; exit 2; }
-  build=$root/build/smpi
+  : "${build:=$root/build/smpi}"
 fi
-[ -n "$build_opt" ] && build=$build_opt
 bench=$build/bench/cartbench
 [ -x "$bench" ] || { echo "memory.sh: no $bench (make build-smpi)" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "memory.sh: needs GNU time (/usr/bin/time)" >&2; exit 2; }
