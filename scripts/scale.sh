@@ -7,8 +7,10 @@
 #   scripts/scale.sh --local            this machine's model at 4 processes
 #   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
-#   scripts/scale.sh --table CSV        the table of an existing CSV (a run cut short)
-#   scripts/scale.sh --plot CSV         CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
+#   scripts/scale.sh --table CSV [P2P]  the table of an existing CSV (a run cut short)
+#   scripts/scale.sh --plot CSV [P2P]   CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
+#                                       P2P: a CSV whose p2p rows stand in for cells of CSV run
+#                                       without p2p (simulated on fewer processes; shown as "@N")
 #   --variants LIST                     cartbench variants (default: p2p, every algorithm with
 #                                       each executor, cart-p); a subset where a baseline is
 #                                       too costly to simulate (docs/scale.md says which rows)
@@ -75,7 +77,10 @@ check_platforms() {
 # awk: csv() splits one CSV line (quotes respected); col[] maps the
 # header's names to columns; alg_of() names an algorithm's column: a
 # forced algorithm with a forced executor (cart-p-torus-pack) counts as the
-# algorithm (cart-p-torus), the fastest executor standing for it.
+# algorithm (cart-p-torus), the fastest executor standing for it.  Every
+# file has its header.  Rows of the file P2PF (--table/--plot CSV P2P) give
+# only bp[] and bnp[]: per (nbh, collective, m), the p2p time simulated on
+# the most processes there, and how many.
 csv_awk='
   function alg_of(v) {
     if (v ~ /^cart-p-(direct|combining|torus)-(pack|datatype)$/) sub(/-(pack|datatype)$/, "", v)
@@ -92,13 +97,21 @@ csv_awk='
     a[++n] = f
     return n
   }
-  NR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+  FNR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
+  FILENAME == P2PF {
+    csv($0, r)
+    if (r[col["variant"]] == "p2p") {
+      k = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
+      if (r[col["np"]] + 0 > bnp[k] + 0) { bnp[k] = r[col["np"]]; bp[k] = r[col["median_us"]] }
+    }
+    next
+  }
 '
 
 # The table of a CSV: one row per (neighbourhood, collective, m); status 1
 # where auto > 1.10 x best or a check failed.
 table() {
-awk "$csv_awk"'
+awk -v P2PF="${2:-}" "$csv_awk"'
   {
     csv($0, r)
     key = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
@@ -120,10 +133,12 @@ awk "$csv_awk"'
       flag = rt > 1.10 ? "  <-- auto > 1.10 x best" : ""
       if (rt > 1.10 || (k in ok)) bad = 1
       rts = rt > 0 ? sprintf("%9.3f", rt) : sprintf("%9s", "-")   # no auto row (a run of forced variants)
-      printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %s %s%s%s\n", f[1], f[2], f[3], t[k, "p2p"], d, c, o, a, rts, bn, flag, ok[k]
+      p = t[k, "p2p"]
+      if (p == "" && (k in bp)) p = bp[k] "@" bnp[k]   # simulated on fewer processes
+      printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %s %s%s%s\n", f[1], f[2], f[3], p, d, c, o, a, rts, bn, flag, ok[k]
     }
     exit bad
-  }' "$1"
+  }' "$1" ${2:+"$2"}
 }
 
 # Plots in the style of [Traff & Hunold 2019, Figures 3-6]: per collective and m, the
@@ -132,11 +147,13 @@ awk "$csv_awk"'
 # the CSV (its .gp script and .dat data too).  A neighbourhood run without
 # p2p (--no-p2p) at m = 1 is drawn against the closed form, one message per
 # neighbour at a fixed cost each: a simulated p2p of the same panel scaled
-# by t (docs/scale.md: within 5 ns in every m = 1 cell), marked "*".
+# by t (docs/scale.md: within 5 ns in every m = 1 cell), marked "*"; one
+# with a p2p row in the second CSV (simulated on fewer processes: m = 100
+# has no closed form) against that row, marked "@N".
 plot() {
-  csvf=$1 base=${1%.csv}
+  csvf=$1 base=${1%.csv} p2pf=${2:-}
   command -v gnuplot >/dev/null || { echo "scale.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 2; }
-  awk "$csv_awk"'
+  awk -v P2PF="$p2pf" "$csv_awk"'
     {
       csv($0, r)
       np = r[col["np"]]
@@ -144,46 +161,48 @@ plot() {
       if (!(panel in pseen)) { pseen[panel] = 1; panels[npan++] = panel; mm[panel] = r[col["m"]] }
       nb = r[col["nbh"]]
       if (!((panel, nb) in seen)) { seen[panel, nb] = 1; nbhs[panel, cnt[panel]++] = nb }
-      tn[nb] = r[col["t"]]
+      tn[nb] = r[col["t"]]; key[panel, nb] = nb SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
       v = alg_of(r[col["variant"]]); x = r[col["median_us"]]
       if (!((panel, nb, v) in t) || x + 0 < t[panel, nb, v] + 0) t[panel, nb, v] = x
     }
     END {
-      star = 0
+      star = 0; shown = 0   # panels with a cell to draw (no baseline at all: left out)
       for (p = 0; p < npan; p++) {
-        pn = panels[p]
-        printf "# %s\n", pn > DAT
+        pn = panels[p]; block = ""
         rt = 0   # a simulated p2p of this panel, per neighbour (m = 1: the closed form)
         for (i = 0; i < cnt[pn]; i++) if (t[pn, nbhs[pn, i], "p2p"] > 0) { rt = t[pn, nbhs[pn, i], "p2p"] / tn[nbhs[pn, i]]; break }
         for (i = 0; i < cnt[pn]; i++) {
           nb = nbhs[pn, i]; b = t[pn, nb, "p2p"]; lab = nb
           if (b <= 0 && mm[pn] == 1 && rt > 0) { b = rt * tn[nb]; lab = nb "*"; star = 1 }
+          if (b <= 0 && (key[pn, nb] in bp)) { b = bp[key[pn, nb]]; lab = nb "@" bnp[key[pn, nb]]; fewer = 1 }
           if (b <= 0) continue
-          printf "\"%s\" %.4f %.4f %.4f %.4f %.3f\n", lab, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
-                 t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b > DAT
+          block = block sprintf("\"%s\" %.4f %.4f %.4f %.4f %.3f\n", lab, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
+                                t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b)
         }
-        printf "\n\n" > DAT
+        if (block == "") continue
+        printf "# %s\n%s\n\n", pn, block > DAT
+        title[shown++] = pn
       }
-      cols = npan < 3 ? npan : 3; rows = int((npan + cols - 1) / cols)
+      cols = shown < 3 ? shown : 3; rows = int((shown + cols - 1) / cols)
       print "set terminal pngcairo size " 420 * cols "," 320 * rows " font \",9\"" > GP
       print "set output \"" PNG "\"" > GP
-      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)" (star ? "\\n* p2p not simulated: a simulated p2p of the panel scaled by t (the closed form at m = 1)" : "") "\"" > GP
+      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)" (star ? "\\n* p2p not simulated: a simulated p2p of the panel scaled by t (the closed form at m = 1)" : "") (fewer ? "\\n@N: p2p simulated on N processes of the same model" : "") "\"" > GP
       print "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1" > GP
       print "set yrange [0:*]; set grid ytics; set xtics rotate by -30; set key below horizontal font \",8\"" > GP
-      for (p = 0; p < npan; p++) {
-        print "set title \"" panels[p] "\"" > GP
+      for (p = 0; p < shown; p++) {
+        print "set title \"" title[p] "\"" > GP
         print "plot \"" DAT "\" index " p " using 2:xtic(1) title \"direct\", \"\" index " p " using 3 title \"combining\", \"\" index " p " using 4 title \"torus\", \"\" index " p " using 5 title \"auto\", 1 with lines lt 0 notitle" > GP
       }
       print "unset multiplot" > GP
-    }' DAT="$base.dat" GP="$base.gp" PNG="$base.png" "$csvf"
+    }' DAT="$base.dat" GP="$base.gp" PNG="$base.png" "$csvf" ${p2pf:+"$p2pf"}
   gnuplot "$base.gp" && echo "scale.sh: wrote $base.png ($base.gp, $base.dat)"
 }
 
 while [ $# -gt 0 ]; do
   case $1 in
     --check-platforms) shift; check_platforms "$@" ;;
-    --table) table "$2"; exit $? ;;
-    --plot) plot "$2"; exit $? ;;
+    --table) shift; table "$@"; exit $? ;;
+    --plot) shift; plot "$@"; exit $? ;;
     --quick) mode=quick ;;
     --full) mode=full ;;
     --titan) mode=titan ;;
