@@ -1,9 +1,10 @@
 #!/bin/sh
 # Install what building and testing cartcoll needs, from Debian's packages,
 # when it is missing: both MPIs (side by side), CMake, a C compiler, make,
-# pkg-config, gnuplot (for cartbench plots), valgrind (a memory-checked
-# test) and gfortran (for the Fortran module cartcoll_f08, built with the
-# MPIs' mpif90 wrappers).  As root it installs; as another user it uses
+# pkg-config, gnuplot (for cartbench plots), python3 (the test of
+# scripts/smpi/p2p_bound.py), valgrind (a memory-checked test) and
+# gfortran (for the Fortran module cartcoll_f08, built with the MPIs'
+# mpif90 wrappers).  As root it installs; as another user it uses
 # sudo if that needs no password, and otherwise prints the one command to
 # run and fails.
 set -eu
@@ -28,6 +29,7 @@ need gfortran gfortran
 need make make
 need pkg-config pkg-config
 need gnuplot gnuplot-nox
+need python3 python3-minimal
 need valgrind valgrind
 
 [ -z "$missing" ] && exit 0

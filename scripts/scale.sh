@@ -149,7 +149,7 @@ awk -v P2PF="${2:-}" "$csv_awk"'
 # neighbour at a fixed cost each: a simulated p2p of the same panel scaled
 # by t (docs/scale.md: within 5 ns in every m = 1 cell), marked "*"; one
 # with a p2p row in the second CSV (simulated on fewer processes: m = 100
-# has no closed form) against that row, marked "@N".
+# has no closed form) against that row, marked "(N)" (the table: "@N").
 plot() {
   csvf=$1 base=${1%.csv} p2pf=${2:-}
   command -v gnuplot >/dev/null || { echo "scale.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 2; }
@@ -174,7 +174,7 @@ plot() {
         for (i = 0; i < cnt[pn]; i++) {
           nb = nbhs[pn, i]; b = t[pn, nb, "p2p"]; lab = nb
           if (b <= 0 && mm[pn] == 1 && rt > 0) { b = rt * tn[nb]; lab = nb "*"; star = 1 }
-          if (b <= 0 && (key[pn, nb] in bp)) { b = bp[key[pn, nb]]; lab = nb "@" bnp[key[pn, nb]]; fewer = 1 }
+          if (b <= 0 && (key[pn, nb] in bp)) { b = bp[key[pn, nb]]; lab = nb " (" bnp[key[pn, nb]] ")"; fewer = 1 }
           if (b <= 0) continue
           block = block sprintf("\"%s\" %.4f %.4f %.4f %.4f %.3f\n", lab, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
                                 t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b)
@@ -186,7 +186,7 @@ plot() {
       cols = shown < 3 ? shown : 3; rows = int((shown + cols - 1) / cols)
       print "set terminal pngcairo size " 420 * cols "," 320 * rows " font \",9\"" > GP
       print "set output \"" PNG "\"" > GP
-      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)" (star ? "\\n* p2p not simulated: a simulated p2p of the panel scaled by t (the closed form at m = 1)" : "") (fewer ? "\\n@N: p2p simulated on N processes of the same model" : "") "\"" > GP
+      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)" (star ? "\\n* p2p not simulated: a simulated p2p of the panel scaled by t (the closed form at m = 1)" : "") (fewer ? "\\n(N): p2p simulated on N processes of the same model" : "") "\"" > GP
       print "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1" > GP
       print "set yrange [0:*]; set grid ytics; set xtics rotate by -30; set key below horizontal font \",8\"" > GP
       for (p = 0; p < shown; p++) {
