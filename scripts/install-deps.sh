@@ -29,7 +29,7 @@ need gfortran gfortran
 need make make
 need pkg-config pkg-config
 need gnuplot gnuplot-nox
-need python3 python3-minimal
+need python3 python3
 need valgrind valgrind
 
 [ -z "$missing" ] && exit 0
