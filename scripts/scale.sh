@@ -183,6 +183,7 @@ plot() {
         printf "# %s\n%s\n\n", pn, block > DAT
         title[shown++] = pn
       }
+      if (!shown) { print "scale.sh: nothing to draw: no cell has a p2p baseline" > "/dev/stderr"; exit 1 }
       cols = shown < 3 ? shown : 3; rows = int((shown + cols - 1) / cols)
       print "set terminal pngcairo size " 420 * cols "," 320 * rows " font \",9\"" > GP
       print "set output \"" PNG "\"" > GP
@@ -194,7 +195,7 @@ plot() {
         print "plot \"" DAT "\" index " p " using 2:xtic(1) title \"direct\", \"\" index " p " using 3 title \"combining\", \"\" index " p " using 4 title \"torus\", \"\" index " p " using 5 title \"auto\", 1 with lines lt 0 notitle" > GP
       }
       print "unset multiplot" > GP
-    }' DAT="$base.dat" GP="$base.gp" PNG="$base.png" "$csvf" ${p2pf:+"$p2pf"}
+    }' DAT="$base.dat" GP="$base.gp" PNG="$base.png" "$csvf" ${p2pf:+"$p2pf"} || return 1
   gnuplot "$base.gp" && echo "scale.sh: wrote $base.png ($base.gp, $base.dat)"
 }
 
