@@ -158,10 +158,10 @@ plot() {
       csv($0, r)
       np = r[col["np"]]
       panel = r[col["collective"]] " m=" r[col["m"]]
-      if (!(panel in pseen)) { pseen[panel] = 1; panels[npan++] = panel; mm[panel] = r[col["m"]] }
+      if (!(panel in pseen)) { pseen[panel] = 1; panels[npan++] = panel; mm[panel] = r[col["m"]]; pc[panel] = r[col["collective"]] }
       nb = r[col["nbh"]]
       if (!((panel, nb) in seen)) { seen[panel, nb] = 1; nbhs[panel, cnt[panel]++] = nb }
-      tn[nb] = r[col["t"]]; key[panel, nb] = nb SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
+      tn[nb] = r[col["t"]]
       v = alg_of(r[col["variant"]]); x = r[col["median_us"]]
       if (!((panel, nb, v) in t) || x + 0 < t[panel, nb, v] + 0) t[panel, nb, v] = x
     }
@@ -174,7 +174,8 @@ plot() {
         for (i = 0; i < cnt[pn]; i++) {
           nb = nbhs[pn, i]; b = t[pn, nb, "p2p"]; lab = nb
           if (b <= 0 && mm[pn] == 1 && rt > 0) { b = rt * tn[nb]; lab = nb "*"; star = 1 }
-          if (b <= 0 && (key[pn, nb] in bp)) { b = bp[key[pn, nb]]; lab = nb " (" bnp[key[pn, nb]] ")"; fewer = 1 }
+          k = nb SUBSEP pc[pn] SUBSEP mm[pn]   # the table key of bp[]
+          if (b <= 0 && (k in bp)) { b = bp[k]; lab = nb " (" bnp[k] ")"; fewer = 1 }
           if (b <= 0) continue
           block = block sprintf("\"%s\" %.4f %.4f %.4f %.4f %.3f\n", lab, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
                                 t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b)
