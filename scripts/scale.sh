@@ -7,10 +7,12 @@
 #   scripts/scale.sh --local            this machine's model at 4 processes
 #   scripts/scale.sh --np N --platform F [--cases "NBH..."] [-m LIST] [--ops LIST]
 #   scripts/scale.sh --check-platforms [FILE...]   (no SimGrid needed; make check)
-#   scripts/scale.sh --table CSV [P2P]  the table of an existing CSV (a run cut short)
-#   scripts/scale.sh --plot CSV [P2P]   CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
-#                                       P2P: a CSV whose p2p rows stand in for cells of CSV run
-#                                       without p2p (simulated on fewer processes; shown as "@N")
+#   scripts/scale.sh --table CSV [P2P...]  the table of an existing CSV (a run cut short)
+#   scripts/scale.sh --plot CSV [P2P...]   CSV.png: [Traff & Hunold 2019, Fig. 3-6] style plots (gnuplot)
+#                                       P2P: CSVs whose rows stand in for the p2p of cells of CSV
+#                                       run without it: p2p simulated on fewer processes (shown as
+#                                       "@N"), else a lower bound at CSV's size (variant p2p-bound,
+#                                       scripts/smpi/p2p_bound.py --csv; shown as ">=")
 #   --variants LIST                     cartbench variants (default: p2p, every algorithm with
 #                                       each executor, cart-p); a subset where a baseline is
 #                                       too costly to simulate (docs/scale.md says which rows)
@@ -78,9 +80,10 @@ check_platforms() {
 # header's names to columns; alg_of() names an algorithm's column: a
 # forced algorithm with a forced executor (cart-p-torus-pack) counts as the
 # algorithm (cart-p-torus), the fastest executor standing for it.  Every
-# file has its header.  Rows of the file P2PF (--table/--plot CSV P2P) give
-# only bp[] and bnp[]: per (nbh, collective, m), the p2p time simulated on
-# the most processes there, and how many.
+# file has its header.  Rows of files other than MAIN (--table/--plot CSV
+# P2P...) give only bp[] and bnp[]: per (nbh, collective, m), the p2p time
+# simulated on the most processes there, and how many; and lb[]: per
+# (nbh, collective, m, np), a computed lower bound for p2p (p2p-bound).
 csv_awk='
   function alg_of(v) {
     if (v ~ /^cart-p-(direct|combining|torus)-(pack|datatype)$/) sub(/-(pack|datatype)$/, "", v)
@@ -98,12 +101,11 @@ csv_awk='
     return n
   }
   FNR == 1 { nh = csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; next }
-  FILENAME == P2PF {
+  FILENAME != MAIN {
     csv($0, r)
-    if (r[col["variant"]] == "p2p") {
-      k = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
-      if (r[col["np"]] + 0 > bnp[k] + 0) { bnp[k] = r[col["np"]]; bp[k] = r[col["median_us"]] }
-    }
+    k = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
+    if (r[col["variant"]] == "p2p" && r[col["np"]] + 0 > bnp[k] + 0) { bnp[k] = r[col["np"]]; bp[k] = r[col["median_us"]] }
+    if (r[col["variant"]] == "p2p-bound") lb[k, r[col["np"]]] = r[col["median_us"]]
     next
   }
 '
@@ -111,11 +113,11 @@ csv_awk='
 # The table of a CSV: one row per (neighbourhood, collective, m); status 1
 # where auto > 1.10 x best or a check failed.
 table() {
-awk -v P2PF="${2:-}" "$csv_awk"'
+awk -v MAIN="$1" "$csv_awk"'
   {
     csv($0, r)
     key = r[col["nbh"]] SUBSEP r[col["collective"]] SUBSEP r[col["m"]]
-    if (!(key in seen)) { seen[key] = 1; order[n++] = key }
+    if (!(key in seen)) { seen[key] = 1; order[n++] = key; np[key] = r[col["np"]] }
     v = alg_of(r[col["variant"]]); x = r[col["median_us"]]
     if (!((key, v) in t) || x + 0 < t[key, v] + 0) t[key, v] = x
     if (r[col["check"]] != "OK") ok[key] = ok[key] " " v ":" r[col["check"]]
@@ -135,10 +137,11 @@ awk -v P2PF="${2:-}" "$csv_awk"'
       rts = rt > 0 ? sprintf("%9.3f", rt) : sprintf("%9s", "-")   # no auto row (a run of forced variants)
       p = t[k, "p2p"]
       if (p == "" && (k in bp)) p = bp[k] "@" bnp[k]   # simulated on fewer processes
+      if (p == "" && ((k, np[k]) in lb)) p = ">=" lb[k, np[k]]   # computed: a lower bound
       printf "%-12s %-10s %5s %10s %10s %10s %10s %10s %s %s%s%s\n", f[1], f[2], f[3], p, d, c, o, a, rts, bn, flag, ok[k]
     }
     exit bad
-  }' "$1" ${2:+"$2"}
+  }' "$@"
 }
 
 # Plots in the style of [Traff & Hunold 2019, Figures 3-6]: per collective and m, the
@@ -148,12 +151,14 @@ awk -v P2PF="${2:-}" "$csv_awk"'
 # p2p (--no-p2p) at m = 1 is drawn against the closed form, one message per
 # neighbour at a fixed cost each: a simulated p2p of the same panel scaled
 # by t (docs/scale.md: within 5 ns in every m = 1 cell), marked "*"; one
-# with a p2p row in the second CSV (simulated on fewer processes: m = 100
-# has no closed form) against that row, marked "(N)" (the table: "@N").
+# with a p2p row in another CSV (simulated on fewer processes: m = 100
+# has no closed form) against that row, marked "(N)" (the table: "@N");
+# else one with a p2p-bound row for its size against that lower bound,
+# marked "(bound)": the bar is then at least the true ratio.
 plot() {
-  csvf=$1 base=${1%.csv} p2pf=${2:-}
+  base=${1%.csv}
   command -v gnuplot >/dev/null || { echo "scale.sh: gnuplot not found (apt-get install gnuplot-nox)" >&2; exit 2; }
-  awk -v P2PF="$p2pf" "$csv_awk"'
+  awk -v MAIN="$1" "$csv_awk"'
     {
       csv($0, r)
       np = r[col["np"]]
@@ -176,6 +181,7 @@ plot() {
           if (b <= 0 && mm[pn] == 1 && rt > 0) { b = rt * tn[nb]; lab = nb "*"; star = 1 }
           k = nb SUBSEP pc[pn] SUBSEP mm[pn]   # the table key of bp[]
           if (b <= 0 && (k in bp)) { b = bp[k]; lab = nb " (" bnp[k] ")"; fewer = 1 }
+          if (b <= 0 && ((k, np) in lb)) { b = lb[k, np]; lab = nb " (bound)"; bound = 1 }
           if (b <= 0) continue
           block = block sprintf("\"%s\" %.4f %.4f %.4f %.4f %.3f\n", lab, t[pn, nb, "cart-p-direct"] / b, t[pn, nb, "cart-p-combining"] / b,
                                 t[pn, nb, "cart-p-torus"] / b, t[pn, nb, "cart-p"] / b, b)
@@ -188,7 +194,7 @@ plot() {
       cols = shown < 3 ? shown : 3; rows = int((shown + cols - 1) / cols)
       print "set terminal pngcairo size " 420 * cols "," 320 * rows " font \",9\"" > GP
       print "set output \"" PNG "\"" > GP
-      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)" (star ? "\\n* p2p not simulated: a simulated p2p of the panel scaled by t (the closed form at m = 1)" : "") (fewer ? "\\n(N): p2p simulated on N processes of the same model" : "") "\"" > GP
+      print "set multiplot layout " rows "," cols " title \"" np " simulated processes: time relative to p2p (one message per neighbour; below 1 is faster)" (star ? "\\n* p2p not simulated: a simulated p2p of the panel scaled by t (the closed form at m = 1)" : "") (fewer ? "\\n(N): p2p simulated on N processes of the same model" : "") (bound ? "\\n(bound): p2p not simulated: against a lower bound from the torus routes, so the true ratio is at most the bar" : "") "\"" > GP
       print "set style data histograms; set style histogram clustered gap 1; set style fill solid 0.8 border -1" > GP
       print "set yrange [0:*]; set grid ytics; set xtics rotate by -30; set key below horizontal font \",8\"" > GP
       for (p = 0; p < shown; p++) {
@@ -196,7 +202,7 @@ plot() {
         print "plot \"" DAT "\" index " p " using 2:xtic(1) title \"direct\", \"\" index " p " using 3 title \"combining\", \"\" index " p " using 4 title \"torus\", \"\" index " p " using 5 title \"auto\", 1 with lines lt 0 notitle" > GP
       }
       print "unset multiplot" > GP
-    }' DAT="$base.dat" GP="$base.gp" PNG="$base.png" "$csvf" ${p2pf:+"$p2pf"} || return 1
+    }' DAT="$base.dat" GP="$base.gp" PNG="$base.png" "$@" || return 1
   gnuplot "$base.gp" && echo "scale.sh: wrote $base.png ($base.gp, $base.dat)"
 }
 

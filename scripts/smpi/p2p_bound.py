@@ -20,6 +20,13 @@ DIRECT) from below.  docs/scale.md compares it with the simulated p2p
 (Titan model, m = 100) where SimGrid could run that: the simulated time is
 the bound plus the posting and completion overheads of the t messages.
 The defaults are scripts/platforms/titan.xml's.  Pure Python, no SimGrid.
+
+   scripts/smpi/p2p_bound.py --np 16384 --nbh moore:3,3 --nbh moore:4,3 --bytes 400 --csv
+
+--nbh may be given more than once; --csv prints the bounds as rows of
+cartbench's CSV instead (variant p2p-bound, one row per neighbourhood and
+--ops collective, m = bytes / 4 ints), for `scripts/scale.sh --table CSV
+BOUNDS` and `--plot`, which show a cell run without p2p against it.
 """
 import argparse
 import itertools
@@ -113,24 +120,46 @@ def bound(np_, dims, n, nbytes, torus, per_node, cross):
     return max(load.values()) if load else 0.0, len(offsets)
 
 
+CSV_HEADER = ("mpi,np,nbh,d,t,dims,periodic,collective,variant,form,algorithm,executor,m,irregular,bytes,"
+              "rounds,reps,kept,median_us,ci_lo_us,ci_hi_us,ci_coverage,min_us,speedup,check,comm,comm_ratio")
+
+
+def csv_row(np_, nbh, d, t, dims, op, nbytes, us):
+    """One bound as a row of cartbench's CSV (CSV_HEADER's columns): a
+    computed figure, so no repetitions and no confidence interval."""
+    m = nbytes / 4
+    return ('"p2p_bound.py",%d,"%s",%d,%d,%s,1,%s,p2p-bound,bound,p2p,-,%s,0,%d,%d,0,0,%.3f,%.3f,%.3f,0.0000,%.3f,,OK,bound,'
+            % (np_, nbh, d, t, "x".join(map(str, dims)), op, ("%d" % m) if m == int(m) else "%g" % m,
+               int(t * nbytes), t, us, us, us, us))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--np", type=int, required=True)
-    ap.add_argument("--nbh", required=True, help="moore:d,n")
+    ap.add_argument("--nbh", required=True, action="append", help="moore:d,n (repeatable)")
     ap.add_argument("--bytes", type=float, required=True, help="bytes per message (m ints: 4 m)")
     ap.add_argument("--dims", help="grid, e.g. 32x32x16 (default: balanced)")
     ap.add_argument("--torus", default="8,8,16")
     ap.add_argument("--per-node", type=int, default=16)
     ap.add_argument("--bw", type=float, default=6e9, help="bytes/s per link direction")
     ap.add_argument("--cross", type=float, default=0.05, help="crosstraffic share (0: off)")
+    ap.add_argument("--csv", action="store_true", help="rows of cartbench's CSV (variant p2p-bound)")
+    ap.add_argument("--ops", default="alltoall,allgather", help="--csv: the collectives of the rows")
     a = ap.parse_args()
+    if a.csv:
+        print(CSV_HEADER)
+    for nbh in a.nbh:
+        one(a, nbh)
+
+
+def one(a, nbh):
     try:
-        kind, rest = a.nbh.split(":")
+        kind, rest = nbh.split(":")
         d, n = (int(x) for x in rest.split(","))
         if kind != "moore" or d < 1:
             raise ValueError
     except ValueError:
-        sys.exit("p2p_bound.py: --nbh moore:d,n expected, got " + a.nbh)
+        sys.exit("p2p_bound.py: --nbh moore:d,n expected, got " + nbh)
     dims = [int(x) for x in a.dims.split("x")] if a.dims else dims_create(a.np, d)
     if len(dims) != d:
         sys.exit("p2p_bound.py: --dims has %d dimensions, moore:%d,%d needs %d" % (len(dims), d, n, d))
@@ -138,8 +167,12 @@ def main():
         most, t = bound(a.np, dims, n, a.bytes, [int(x) for x in a.torus.split(",")], a.per_node, a.cross)
     except ValueError as e:
         sys.exit("p2p_bound.py: %s" % e)
+    if a.csv:
+        for op in a.ops.split(","):
+            print(csv_row(a.np, nbh, d, t, dims, op, a.bytes, most / a.bw * 1e6))
+        return
     print("np=%d nbh=%s t=%d dims=%s bytes=%g: most loaded link %.0f bytes, %.3f us at %g B/s"
-          % (a.np, a.nbh, t, "x".join(map(str, dims)), a.bytes, most, most / a.bw * 1e6, a.bw))
+          % (a.np, nbh, t, "x".join(map(str, dims)), a.bytes, most, most / a.bw * 1e6, a.bw))
 
 
 if __name__ == "__main__":
