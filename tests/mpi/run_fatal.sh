@@ -3,11 +3,12 @@
 # must abort through MPI_ERRORS_ARE_FATAL with a message matching REGEX.
 # Open MPI 4.1 sometimes loses the abort message on its way to mpirun
 # ("ORTE_ERROR_LOG: ... show_help.c"), so a run without any message is
-# retried (up to 5 runs); a run that does not abort fails at once.
+# retried (up to 10 runs, a second apart: under heavy load CI once lost it
+# 5 times in a row); a run that does not abort fails at once.
 launcher=$1 exe=$2 what=$3 regex=$4
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-for attempt in 1 2 3 4 5; do
+for attempt in 1 2 3 4 5 6 7 8 9 10; do
     "$launcher" -n 1 "$exe" "$what" >"$out" 2>&1
     status=$?
     cat "$out"
@@ -24,5 +25,6 @@ for attempt in 1 2 3 4 5; do
         exit 0
     fi
     echo "run_fatal: $what: run $attempt aborted without the message /$regex/"
+    sleep 1
 done
 exit 1
