@@ -30,6 +30,7 @@ BOUNDS` and `--plot`, which show a cell run without p2p against it.
 """
 import argparse
 import itertools
+import math
 import sys
 from collections import defaultdict
 
@@ -83,14 +84,9 @@ def bound(np_, dims, n, nbytes, torus, per_node, cross):
     d = len(dims)
     if n % 2 != 1 or n < 3:
         raise ValueError("moore:d,n needs an odd n >= 3")
-    size = 1
-    for x in dims:
-        size *= x
-    if size != np_:
+    if math.prod(dims) != np_:
         raise ValueError("dims %s do not multiply to %d" % ("x".join(map(str, dims)), np_))
-    nodes = 1
-    for k in torus:
-        nodes *= k
+    nodes = math.prod(torus)
     if (np_ + per_node - 1) // per_node > nodes:
         raise ValueError("%d processes need more than the torus's %d nodes" % (np_, nodes))
     r = n // 2

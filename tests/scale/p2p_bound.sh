@@ -12,6 +12,8 @@ set -u
 b=$1/scripts/smpi/p2p_bound.py
 r="--np 4 --dims 4 --torus 4 --per-node 1 --bytes 1000"
 fail() { echo "$*" >&2; exit 1; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 python3 "$b" $r --nbh moore:1,3 | grep -q 'most loaded link 1050 bytes' || fail "moore:1,3: not 1050 bytes"
 python3 "$b" $r --nbh moore:1,5 | grep -q 'most loaded link 5250 bytes' || fail "moore:1,5: not 5250 bytes"
 python3 "$b" $r --nbh moore:1,5 --cross 0 | grep -q 'most loaded link 5000 bytes' || fail "moore:1,5 without crosstraffic: not 5000"
@@ -24,10 +26,9 @@ python3 "$b" --np 8 --dims 4 --nbh moore:1,3 --bytes 1 2>/dev/null && fail "dims
 python3 "$b" --np 4 --nbh moore:1,4 --bytes 1 2>/dev/null && fail "an even n accepted"
 # --csv: a row of cartbench's CSV per neighbourhood and collective, the
 # header the committed CSVs have (scale.sh --table reads them together)
-python3 "$b" $r --nbh moore:1,3 --nbh moore:1,5 --csv > "${TMPDIR:-/tmp}/p2p_bound.$$" || fail "--csv failed"
-[ "$(head -1 "${TMPDIR:-/tmp}/p2p_bound.$$")" = "$(head -1 "$1/docs/scale-titan-16384.csv")" ] || fail "--csv: not cartbench's header"
-grep -q '^"p2p_bound.py",4,"moore:1,3",1,2,4,1,alltoall,p2p-bound,.*,0\.175,0\.175,0\.175,' "${TMPDIR:-/tmp}/p2p_bound.$$" || fail "--csv: no moore:1,3 alltoall row of 0.175 us"
-[ "$(grep -c ',p2p-bound,' "${TMPDIR:-/tmp}/p2p_bound.$$")" = 4 ] || fail "--csv: not 2 neighbourhoods x 2 collectives"
-grep -q '"moore:1,5",1,4,4,1,allgather,p2p-bound,.*,0\.875,' "${TMPDIR:-/tmp}/p2p_bound.$$" || fail "--csv: moore:1,5 not 5250 bytes = 0.875 us"
-rm -f "${TMPDIR:-/tmp}/p2p_bound.$$"
+python3 "$b" $r --nbh moore:1,3 --nbh moore:1,5 --csv > "$out" || fail "--csv failed"
+[ "$(head -1 "$out")" = "$(head -1 "$1/docs/scale-titan-16384.csv")" ] || fail "--csv: not cartbench's header"
+grep -q '^"p2p_bound.py",4,"moore:1,3",1,2,4,1,alltoall,p2p-bound,.*,0\.175,0\.175,0\.175,' "$out" || fail "--csv: no moore:1,3 alltoall row of 0.175 us"
+[ "$(grep -c ',p2p-bound,' "$out")" = 4 ] || fail "--csv: not 2 neighbourhoods x 2 collectives"
+grep -q '"moore:1,5",1,4,4,1,allgather,p2p-bound,.*,0\.875,' "$out" || fail "--csv: moore:1,5 not 5250 bytes = 0.875 us"
 echo "p2p_bound: hand-counted loads on a ring of 4"
